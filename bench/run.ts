@@ -1,0 +1,44 @@
+/**
+ * `npm run bench`: runs each benchmark and rewrites its section of docs/benchmarks.md, between
+ * `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so the page always shows the last run.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { benchStartup } from './startup.ts';
+
+const repoRoot = resolve(fileURLToPath(import.meta.url), '../..');
+const page = join(repoRoot, 'docs', 'benchmarks.md');
+
+function machine(): string {
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  return `Node ${process.version}, ${cpus().length} × ${cpu}, ${new Date().toISOString().slice(0, 10)}`;
+}
+
+function replaceSection(text: string, name: string, body: string): string {
+  const open = `<!-- bench:${name} -->`;
+  const close = `<!-- /bench:${name} -->`;
+  const start = text.indexOf(open);
+  const end = text.indexOf(close);
+  if (start < 0 || end < start) {
+    throw new Error(`docs/benchmarks.md has no ${open} … ${close} section`);
+  }
+  return `${text.slice(0, start + open.length)}\n${body}\n${text.slice(end)}`;
+}
+
+const startup = benchStartup(repoRoot);
+const verdict = startup.ratio <= 1.5 ? 'within' : 'OVER';
+const startupTable = [
+  `Measured ${machine()}; median of ${startup.runs} interleaved runs each.`,
+  '',
+  '| command | median | vs `node -e 0` | target |',
+  '|---|---|---|---|',
+  `| \`node -e 0\` | ${startup.nodeMedianMs.toFixed(1)} ms | 1.00× | |`,
+  `| \`svc --version\` | ${startup.svcMedianMs.toFixed(1)} ms | ${startup.ratio.toFixed(2)}× | ≤ 1.5× (${verdict}) |`,
+].join('\n');
+
+const text = await readFile(page, 'utf8');
+await writeFile(page, replaceSection(text, 'startup', startupTable));
+process.stdout.write(`${startupTable}\n`);

@@ -1,0 +1,27 @@
+/**
+ * The table of subcommands. src/cli.ts reads names and summaries from it to dispatch and to print
+ * help, and imports a command's module only when that command runs, so `svc --version` loads
+ * nothing else. A command appears here only once it does real work.
+ */
+
+export interface CommandIo {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly stdout: NodeJS.WritableStream;
+}
+
+export interface CommandModule {
+  /** Full help text for `svc <command> --help`. */
+  readonly help: string;
+  /** Runs the command to completion and resolves to the process exit status. */
+  run(io: CommandIo): Promise<number>;
+}
+
+export interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  readonly load: () => Promise<CommandModule>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [];

@@ -1,0 +1,64 @@
+/**
+ * The one catalog of failures svc reports. Each code is either a user error (the input was wrong:
+ * a flag, a file, an environment variable; fixing the input fixes it) or a system error (the
+ * machine or a program we drive failed). src/cli.ts turns the kind into the exit code, prints a
+ * user error's message alone, and adds the stack of a system error at debug level.
+ *
+ * Messages name the field, flag, file or line at fault and never carry a secret value: a token or
+ * an engine key is referred to by where it came from, never by what it is.
+ */
+
+export type ErrorKind = 'user' | 'system';
+
+export const ERROR_CATALOG = {
+  /** Unknown command or flag, a missing or extra argument. */
+  ERR_USAGE: 'user',
+  /** A listen address that does not parse (`--api-addr`, `--listen`). */
+  ERR_LISTEN_ADDRESS: 'user',
+  /** A non-loopback listen with no API token configured (spec §5 rule 3). */
+  ERR_NO_TOKEN_NON_LOOPBACK: 'user',
+  /** Two API token sources given at once (spec §5 rule 2). */
+  ERR_TWO_TOKEN_SOURCES: 'user',
+  /** The `--api-token-file` cannot be read or holds nothing. */
+  ERR_TOKEN_FILE: 'user',
+  /** A token value that cannot travel in an Authorization header (empty, blank, control chars). */
+  ERR_TOKEN_INVALID: 'user',
+  /** `--log-level` or `SVC_LOG_LEVEL` names no level. */
+  ERR_LOG_LEVEL: 'user',
+  /** The listen socket could not be opened (address in use, permission denied). */
+  ERR_LISTEN_FAILED: 'system',
+  /** A bug: something svc did not expect. */
+  ERR_INTERNAL: 'system',
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** Exit status per kind: 2 when the input must change, 1 when the run failed. */
+export const EXIT_CODES: Readonly<Record<ErrorKind, number>> = { user: 2, system: 1 };
+
+export class SvcError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SvcError';
+    this.code = code;
+  }
+
+  get kind(): ErrorKind {
+    return ERROR_CATALOG[this.code];
+  }
+
+  get exitCode(): number {
+    return EXIT_CODES[this.kind];
+  }
+}
+
+/** Wraps anything thrown into an SvcError so callers can rely on `code` and `kind`. */
+export function toSvcError(error: unknown): SvcError {
+  if (error instanceof SvcError) {
+    return error;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new SvcError('ERR_INTERNAL', `unexpected failure: ${message}`, { cause: error });
+}

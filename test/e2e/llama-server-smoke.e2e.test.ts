@@ -1,0 +1,94 @@
+/**
+ * The test engine kit works: the real llama-server (scripts/install-test-engine.sh) loads the
+ * model our own GGUF writer makes, reports healthy, and streams a chat completion chunk by chunk.
+ * Later suites rely on exactly this, so it runs in CI and never skips.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { findLlamaServer, testPath } from '../support/engines.ts';
+import { startProcess } from '../support/processes.ts';
+import { readSse } from '../support/sse.ts';
+import { writeTinyModel } from '../support/tiny-model.ts';
+
+let workDir: string;
+let modelPath: string;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'svc-smoke-'));
+  modelPath = await writeTinyModel(join(workDir, 'tiny.gguf'));
+});
+
+afterAll(async () => {
+  await rm(workDir, { recursive: true, force: true });
+});
+
+async function waitForHealth(base: string, timeoutMs = 15_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 0;
+  while (Date.now() < deadline) {
+    try {
+      const reply = await fetch(`${base}/health`);
+      last = reply.status;
+      await reply.body?.cancel();
+      if (reply.status === 200) {
+        return last;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`/health did not answer 200 within ${timeoutMs} ms (last status ${last})`);
+}
+
+describe('real llama-server on the generated tiny model', () => {
+  it('becomes healthy and streams /v1/chat/completions chunk by chunk', async () => {
+    const engine = startProcess(
+      findLlamaServer(),
+      ['-m', modelPath, '--host', '127.0.0.1', '--port', '0', '--threads', '1'],
+      { env: { ...process.env, PATH: testPath() } },
+    );
+    const [, port] = await engine.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
+    const base = `http://127.0.0.1:${port}`;
+    expect(await waitForHealth(base)).toBe(200);
+
+    const reply = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: 'hello world' }],
+        max_tokens: 12,
+        stream: true,
+      }),
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/text\/event-stream/);
+    if (reply.body === null) {
+      throw new Error('streamed reply has no body');
+    }
+    const { events, reads } = await readSse(reply.body);
+
+    expect(events.at(-1)?.data).toBe('[DONE]');
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.data) as ChatChunk);
+    expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk')).toBe(true);
+    const contentChunks = chunks.filter(
+      (chunk) => typeof chunk.choices[0]?.delta.content === 'string',
+    );
+    expect(contentChunks.length).toBeGreaterThan(1);
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toMatch(/^(length|stop)$/);
+    // More than one network read: the reply arrived in pieces, not as one buffered body.
+    expect(reads).toBeGreaterThan(1);
+
+    await engine.kill();
+    expect(engine.child.signalCode ?? engine.child.exitCode).not.toBeNull();
+  });
+});
+
+interface ChatChunk {
+  object: string;
+  choices: { delta: { content?: string | null }; finish_reason: string | null }[];
+}
