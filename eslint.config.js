@@ -1,7 +1,7 @@
 // Lint rules carry the code-shape bar of CONTRIBUTING.md: strict types, no console outside the
 // logger and the terminal driver, one process.exit (src/cli.ts), and the folder boundaries below.
 import js from '@eslint/js';
-import importX from 'eslint-plugin-import-x';
+import importPlugin from 'eslint-plugin-import';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -18,7 +18,11 @@ export default tseslint.config(
       globals: { ...globals.node },
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { 'import-x': importX, 'simple-import-sort': simpleImportSort },
+    plugins: { import: importPlugin, 'simple-import-sort': simpleImportSort },
+    settings: {
+      'import/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import/resolver': { node: { extensions: ['.ts', '.js', '.mjs'] } },
+    },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       curly: 'error',
@@ -32,7 +36,7 @@ export default tseslint.config(
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
-      'import-x/no-cycle': 'error',
+      'import/no-cycle': 'error',
       'simple-import-sort/imports': 'error',
       'simple-import-sort/exports': 'error',
     },
