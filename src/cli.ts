@@ -32,7 +32,14 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(command.help);
     return 0;
   }
-  return command.run({ argv: rest, env: process.env, cwd: process.cwd(), stdout: process.stdout });
+  return command.run({
+    argv: rest,
+    env: process.env,
+    cwd: process.cwd(),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdoutIsTty: process.stdout.isTTY,
+  });
 }
 
 /** Exits once stdout and stderr have flushed (pipes are asynchronous on some platforms). */

@@ -9,6 +9,8 @@ export interface CommandIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdoutIsTty: boolean;
 }
 
 export interface CommandModule {
@@ -24,4 +26,15 @@ export interface CommandEntry {
   readonly load: () => Promise<CommandModule>;
 }
 
-export const COMMANDS: readonly CommandEntry[] = [];
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'serve',
+    summary: 'Print (--dry-run) the engine command a Svcfile resolves to',
+    load: () => import('./serve/command.ts'),
+  },
+  {
+    name: 'alias',
+    summary: 'Register, list or remove short names for Svcfiles',
+    load: () => import('./alias/command.ts'),
+  },
+];

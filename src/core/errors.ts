@@ -25,6 +25,22 @@ export const ERROR_CATALOG = {
   ERR_TOKEN_INVALID: 'user',
   /** `--log-level` or `SVC_LOG_LEVEL` names no level. */
   ERR_LOG_LEVEL: 'user',
+  /** A Svcfile or preset that does not parse or resolve; the message lists every problem. */
+  ERR_PROJECT: 'user',
+  /** No Svcfile where the target points (file, directory, alias, SVC_ALIAS). */
+  ERR_PROJECT_NOT_FOUND: 'user',
+  /** A PROVIDER `serve` cannot run (spec §1.2, §7). */
+  ERR_PROVIDER_UNSUPPORTED: 'user',
+  /** Several preset sections and no ALIAS to choose one (spec §1.4, §7). */
+  ERR_PRESET_SECTION_AMBIGUOUS: 'user',
+  /** A Svcfile or preset URL that could not be fetched (404, too large, timeout). */
+  ERR_FETCH: 'user',
+  /** An alias registry problem: unknown name, re-pointing without --force, bad name. */
+  ERR_ALIAS: 'user',
+  /** A deploy config the daemon cannot turn into an engine command (spec §2.7). */
+  ERR_DEPLOY_CONFIG: 'user',
+  /** The alias registry or another state file could not be written. */
+  ERR_STATE_WRITE: 'system',
   /** The listen socket could not be opened (address in use, permission denied). */
   ERR_LISTEN_FAILED: 'system',
   /** A bug: something svc did not expect. */

@@ -1,0 +1,44 @@
+/**
+ * DeployConfig and StartRequest (spec §2.3, §2.7): what a client asks a daemon to serve. The
+ * schema is the one source of the field names; the TypeScript types are derived from it.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+
+/** spec §2.7: omlx is not a deployable runner. */
+export const DEPLOY_RUNNERS = ['llamacpp', 'vllm', 'mtplx'] as const;
+
+export const CompanionsSchema = Type.Object(
+  {
+    draft: Type.Optional(Type.String({ minLength: 1 })),
+    mmproj: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Companion weights keyed by role; bare filenames within the model repo',
+  },
+);
+
+export const DeployConfigSchema = Type.Object(
+  {
+    runner: Type.Union(
+      DEPLOY_RUNNERS.map((runner) => Type.Literal(runner)),
+      { description: 'Engine to run; no default' },
+    ),
+    modelId: Type.Optional(Type.String({ description: 'Hub repo or local path of the weights' })),
+    quant: Type.Optional(Type.String({ description: 'Quantisation, where the runner takes one' })),
+    contextSize: Type.Optional(Type.Integer({ minimum: 0 })),
+    parallel: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Concurrent request slots; 0 or absent = unset' }),
+    ),
+    servedModelName: Type.Optional(Type.String()),
+    serveArgs: Type.Optional(
+      Type.Array(Type.String(), { description: 'Runner flags, pre-tokenised' }),
+    ),
+    companions: Type.Optional(CompanionsSchema),
+    spinloopVersion: Type.Optional(Type.String()),
+    instanceType: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export type DeployConfig = Static<typeof DeployConfigSchema>;

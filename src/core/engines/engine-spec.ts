@@ -1,0 +1,35 @@
+/**
+ * EngineSpec: everything that decides an engine's command line, whether it came from a Svcfile
+ * (serve) or a deploy config (daemon). Both paths produce one of these and build-command.ts turns
+ * it into argv, so the two cannot drift apart.
+ */
+import type { Runner } from './engine-table.ts';
+
+export interface SettingEntry {
+  readonly key: string;
+  readonly value: string;
+}
+
+export interface EngineSpec {
+  readonly runner: Runner;
+  /** MODEL / modelId (with `:quant` already attached where the runner reads it so). */
+  readonly model?: string;
+  /** ALIAS / servedModelName. */
+  readonly alias?: string;
+  /** Context window of one request (spec §1.3: CONTEXT always means that). */
+  readonly context?: number;
+  readonly parallel?: number;
+  /** Bind address from BASEURL. */
+  readonly host?: string;
+  readonly port?: number;
+  /** Preset layers, lowest precedence first: `[*]` defaults, then the chosen section. */
+  readonly presetLayers?: readonly (readonly SettingEntry[])[];
+  /** Settings svc derives itself (deploy-config companions, quant), rendered after the fields. */
+  readonly extraSettings?: readonly SettingEntry[];
+  /** Runner flags appended verbatim (deploy-config serveArgs): no merge, no dedup (spec §2.7). */
+  readonly extraArgs?: readonly string[];
+  /** Path of the private file holding the engine key (spec §5 rule 5). */
+  readonly keyFile?: string;
+  /** Supervised runs switch the engine's metrics endpoint on (spec §1.4, GUIDE D3). */
+  readonly supervised?: boolean;
+}

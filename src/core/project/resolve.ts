@@ -1,0 +1,77 @@
+/**
+ * RawProject (+ its preset) → EngineSpec (spec §1.2–§1.4). Pure: checks that `serve` can run the
+ * PROVIDER, that a model is named where the engine needs one, and picks the preset section;
+ * build-command.ts does the flag rules. Every problem is reported at once.
+ */
+import type { EngineSpec } from '../engines/engine-spec.ts';
+import { ENGINES, isRunner, RUNNERS } from '../engines/engine-table.ts';
+import { failed, ok, type Result } from './diagnostics.ts';
+import type { RawProject } from './parse.ts';
+import { type Preset, selectSection } from './preset.ts';
+
+export interface ResolveInputs {
+  readonly project: RawProject;
+  /** The parsed preset and where it came from, when the Svcfile names one. */
+  readonly preset?: { readonly preset: Preset; readonly source: string };
+  /** GUIDE D3: the daemon, `serve --api` and `serve` with its view switch engine metrics on. */
+  readonly supervised: boolean;
+}
+
+const MODEL_HINTS: Readonly<Record<string, string>> = {
+  llamacpp: 'a hub repo such as org/model-GGUF:Q4_K_M, or a path to a .gguf file',
+  vllm: 'a hub repo such as org/model, or a local model directory',
+  mtplx: 'a hub repo or a local model path',
+};
+
+export interface ResolvedProject {
+  readonly spec: EngineSpec;
+  /** The preset section in use, for the narration line. */
+  readonly section?: string;
+}
+
+export function resolveProject({
+  project,
+  preset,
+  supervised,
+}: ResolveInputs): Result<ResolvedProject> {
+  const provider = project.provider.value;
+  if (!isRunner(provider)) {
+    return failed(
+      [
+        `${project.source}:${project.provider.line}: PROVIDER "${provider}" cannot be served: svc serve runs ${RUNNERS.join(', ')}`,
+      ],
+      'ERR_PROVIDER_UNSUPPORTED',
+    );
+  }
+  const engine = ENGINES[provider];
+  if (engine.needsModel && project.model === undefined && project.preset === undefined) {
+    return failed([
+      `${project.source}: PROVIDER ${provider} needs a MODEL (${MODEL_HINTS[provider] ?? 'the model to serve'}) or a PRESET that names one`,
+    ]);
+  }
+
+  let presetLayers: EngineSpec['presetLayers'];
+  let section: string | undefined;
+  if (preset !== undefined) {
+    const chosen = selectSection(preset.preset, project.alias?.value, preset.source);
+    if (!chosen.ok) {
+      return chosen;
+    }
+    presetLayers = [preset.preset.defaults, chosen.value.entries];
+    section = chosen.value.name;
+  }
+
+  const base = project.baseUrl?.value;
+  const spec: EngineSpec = {
+    runner: provider,
+    supervised,
+    ...(project.model === undefined ? {} : { model: project.model.value }),
+    ...(project.alias === undefined ? {} : { alias: project.alias.value }),
+    ...(project.context === undefined ? {} : { context: project.context.value }),
+    ...(project.parallel === undefined ? {} : { parallel: project.parallel.value }),
+    ...(base?.host === undefined ? {} : { host: base.host }),
+    ...(base?.port === undefined ? {} : { port: base.port }),
+    ...(presetLayers === undefined ? {} : { presetLayers }),
+  };
+  return ok(section === undefined ? { spec } : { spec, section });
+}
