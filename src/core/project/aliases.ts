@@ -102,7 +102,7 @@ export async function registerAlias(
       if (!force) {
         throw new SvcError(
           'ERR_ALIAS',
-          `alias "${name}" already points at ${existing}; pass --force to re-point it at ${target}`,
+          `alias "${name}" already points at ${JSON.stringify(existing)}; pass --force to re-point it at ${target}`,
         );
       }
       outcome = 're-pointed';
@@ -119,7 +119,7 @@ export async function removeAlias(configDir: string, name: string): Promise<stri
     if (existing === undefined) {
       throw new SvcError('ERR_ALIAS', `no alias named "${name}" (see svc alias --list)`);
     }
-    removed = String(existing);
+    removed = typeof existing === 'string' ? existing : JSON.stringify(existing);
     // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- the registry is keyed by user-chosen names
     delete aliases[name];
   });
