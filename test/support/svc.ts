@@ -1,0 +1,37 @@
+/**
+ * Runs the built `svc` (dist/cli.js) the way a user does, in a private config directory so no
+ * test reads or writes the developer's own aliases.
+ */
+import type { SpawnOptions } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { onTestFinished } from 'vitest';
+
+import { REPO_ROOT, testPath } from './engines.ts';
+import { runToEnd } from './processes.ts';
+
+export const SVC = join(REPO_ROOT, 'dist', 'cli.js');
+
+export interface SvcRun {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+}
+
+export function runSvc(args: readonly string[], options: SvcRun = {}): ReturnType<typeof runToEnd> {
+  const spawnOptions: SpawnOptions = {
+    env: { ...process.env, PATH: testPath(), SVC_LOG_LEVEL: '', SVC_ALIAS: '', ...options.env },
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  };
+  return runToEnd(SVC, args, spawnOptions);
+}
+
+/** A temp directory removed when the current test ends. */
+export async function tempDir(prefix = 'svc-test-'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
