@@ -39,6 +39,14 @@ export const ERROR_CATALOG = {
   ERR_ALIAS: 'user',
   /** A deploy config the daemon cannot turn into an engine command (spec §2.7). */
   ERR_DEPLOY_CONFIG: 'user',
+  /** The engine binary is missing, could not be spawned, or exited during start-up. */
+  ERR_ENGINE_START_FAILED: 'user',
+  /** A start while an engine runs (spec §3: 409). */
+  ERR_ENGINE_RUNNING: 'user',
+  /** A start with no body and no stored config (spec §4.1 rule 1). */
+  ERR_NOTHING_TO_SERVE: 'user',
+  /** The engine did not exit even after SIGKILL (spec §4.1: 500). */
+  ERR_ENGINE_STUCK: 'system',
   /** The alias registry or another state file could not be written. */
   ERR_STATE_WRITE: 'system',
   /** The listen socket could not be opened (address in use, permission denied). */

@@ -2,8 +2,8 @@
  * `svc serve --dry-run` as a user runs it: every way of naming a Svcfile (spec §1.1), presets
  * fetched relative to a URL, aliases, SVC_ALIAS, and the refusals of spec §7.
  */
-import { createServer, type Server } from 'node:http';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';

@@ -28,28 +28,32 @@ describe('canonicalKey', () => {
 
 describe('renderParams', () => {
   const render = (dialect: Dialect, entries: [string, string][]): string[] =>
-    renderParams(dialect, presetParams(dialect, entries.map(([key, value]) => ({ key, value }))));
+    renderParams(
+      dialect,
+      presetParams(
+        dialect,
+        entries.map(([key, value]) => ({ key, value })),
+      ),
+    );
 
   it('renders long keys as --key and one-letter keys as -k', () => {
-    expect(render(passThrough, [['gpu-memory-utilization', '0.9'], ['q', 'awq']])).toEqual([
-      '--gpu-memory-utilization',
-      '0.9',
-      '-q',
-      'awq',
-    ]);
+    expect(
+      render(passThrough, [
+        ['gpu-memory-utilization', '0.9'],
+        ['q', 'awq'],
+      ]),
+    ).toEqual(['--gpu-memory-utilization', '0.9', '-q', 'awq']);
   });
 
   it('expands llama.cpp short aliases to the long flag', () => {
-    expect(render(llama, [['hf', 'org/m:Q4'], ['c', '4096'], ['np', '2'], ['t', '8']])).toEqual([
-      '--hf-repo',
-      'org/m:Q4',
-      '--ctx-size',
-      '4096',
-      '--parallel',
-      '2',
-      '--threads',
-      '8',
-    ]);
+    expect(
+      render(llama, [
+        ['hf', 'org/m:Q4'],
+        ['c', '4096'],
+        ['np', '2'],
+        ['t', '8'],
+      ]),
+    ).toEqual(['--hf-repo', 'org/m:Q4', '--ctx-size', '4096', '--parallel', '2', '--threads', '8']);
   });
 
   it.each(['1', 'true', 'on', ''])('renders llama.cpp switch mmap=%j as a bare flag', (value) => {
@@ -93,11 +97,17 @@ describe('mergeLayers', () => {
   it('lets one param take over several slots, keeping the first position, never emitting twice', () => {
     const model = { key: 'model', value: './x.gguf', replaces: ['hf-repo', 'model'] };
     expect(
-      mergeLayers([[p('temp', '1'), p('hf-repo', 'org/a'), p('top-k', '4'), p('model', './y.gguf')], [model]]),
+      mergeLayers([
+        [p('temp', '1'), p('hf-repo', 'org/a'), p('top-k', '4'), p('model', './y.gguf')],
+        [model],
+      ]),
     ).toEqual([p('temp', '1'), model, p('top-k', '4')]);
   });
 
   it('collapses repeats inside one layer to the last value', () => {
-    expect(mergeLayers([[p('a', '1'), p('b', '2'), p('a', '3')]])).toEqual([p('a', '3'), p('b', '2')]);
+    expect(mergeLayers([[p('a', '1'), p('b', '2'), p('a', '3')]])).toEqual([
+      p('a', '3'),
+      p('b', '2'),
+    ]);
   });
 });

@@ -23,7 +23,8 @@ export async function writeFileAtomic(path: string, contents: string | Uint8Arra
     }
     await rename(temp, path);
   } catch (error) {
-    await rm(temp, { force: true });
+    // Best effort: when the directory itself is the problem there is no temp file to remove.
+    await rm(temp, { force: true }).catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code ?? 'write failed';
     throw new SvcError('ERR_STATE_WRITE', `cannot write ${path} (${code})`, { cause: error });
   }

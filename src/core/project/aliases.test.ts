@@ -253,3 +253,23 @@ describe('removeAlias', () => {
     await expect(stat(configDir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
+
+describe('names that are also Object.prototype properties', () => {
+  it.each(['toString', 'constructor', 'valueOf', 'hasOwnProperty'])(
+    'treats %s as an ordinary, unregistered name',
+    async (name) => {
+      const dir = await mkdtemp(join(tmpdir(), 'svc-proto-'));
+      try {
+        await expect(removeAlias(dir, name)).rejects.toMatchObject({ code: 'ERR_ALIAS' });
+        expect(await registerAlias(dir, name, '/x/Svcfile', false)).toBe('added');
+        expect(await readAliases(dir)).toEqual({ [name]: '/x/Svcfile' });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('refuses __proto__ as an alias name', () => {
+    expect(isAliasName('__proto__')).toBe(false);
+  });
+});

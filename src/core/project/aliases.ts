@@ -18,8 +18,18 @@ export function registryPath(configDir: string): string {
 /** Name-shaped: no path separators, not `.`/`..`, no leading dash, no whitespace. */
 export function isAliasName(name: string): boolean {
   return (
-    name !== '' && name !== '.' && name !== '..' && !/[/\\\s]/.test(name) && !name.startsWith('-')
+    name !== '' &&
+    name !== '.' &&
+    name !== '..' &&
+    name !== '__proto__' &&
+    !/[/\\\s]/.test(name) &&
+    !name.startsWith('-')
   );
+}
+
+/** The target of `name`, looking only at the table's own entries (not Object.prototype's). */
+export function aliasTarget(table: AliasTable, name: string): string | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
 }
 
 async function readRegistry(configDir: string): Promise<Record<string, unknown>> {
@@ -95,7 +105,7 @@ export async function registerAlias(
   }
   let outcome: 'added' | 'unchanged' | 're-pointed' = 'added';
   await writeAliases(configDir, (aliases) => {
-    const existing = aliases[name];
+    const existing = Object.hasOwn(aliases, name) ? aliases[name] : undefined;
     if (existing === target) {
       outcome = 'unchanged';
     } else if (existing !== undefined) {
@@ -115,7 +125,7 @@ export async function registerAlias(
 export async function removeAlias(configDir: string, name: string): Promise<string> {
   let removed = '';
   await writeAliases(configDir, (aliases) => {
-    const existing = aliases[name];
+    const existing = Object.hasOwn(aliases, name) ? aliases[name] : undefined;
     if (existing === undefined) {
       throw new SvcError('ERR_ALIAS', `no alias named "${name}" (see svc alias --list)`);
     }

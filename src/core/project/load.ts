@@ -9,7 +9,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 
 import { SvcError } from '../errors.ts';
-import { type AliasTable, isAliasName } from './aliases.ts';
+import { type AliasTable, aliasTarget, isAliasName } from './aliases.ts';
 import { fetchText } from './fetch-text.ts';
 import type { RawProject } from './parse.ts';
 
@@ -69,7 +69,7 @@ async function viaAlias(
   cwd: string,
   how: string,
 ): Promise<Located> {
-  const target = table[name];
+  const target = aliasTarget(table, name);
   if (target === undefined) {
     throw new SvcError('ERR_PROJECT_NOT_FOUND', `no alias named "${name}" (see svc alias --list)`);
   }
@@ -91,7 +91,7 @@ export async function locateProject(
     const alias = context.env['SVC_ALIAS'];
     if (alias !== undefined && alias !== '') {
       const table = await context.aliases();
-      if (!isAliasName(alias) || table[alias] === undefined) {
+      if (!isAliasName(alias) || aliasTarget(table, alias) === undefined) {
         throw new SvcError(
           'ERR_PROJECT_NOT_FOUND',
           `SVC_ALIAS names "${alias}", which is not a registered alias: see svc alias --list, or unset SVC_ALIAS`,
@@ -112,7 +112,7 @@ export async function locateProject(
   const origin = await originOf(target, context.cwd);
   if (isAliasName(target)) {
     const table = await context.aliases();
-    if (table[target] !== undefined) {
+    if (aliasTarget(table, target) !== undefined) {
       if (origin !== undefined) {
         // A path on disk beats an alias of the same spelling; say so, since it may surprise.
         return {

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { type BaseUrl, type Keyword, KEYWORDS, parseBaseUrl, parseSvcfile, type RawProject } from './parse.ts';
+import {
+  type BaseUrl,
+  type Keyword,
+  KEYWORDS,
+  parseBaseUrl,
+  parseSvcfile,
+  type RawProject,
+} from './parse.ts';
 
 const SOURCE = 'proj/Svcfile';
 const EXPECTED_LIST = 'PROVIDER, MODEL, ALIAS, CONTEXT, OUTPUT, PARALLEL, BASEURL, PRESET, ENV';
@@ -460,7 +467,8 @@ describe('parseSvcfile: properties', () => {
     );
   });
 
-  type Field = 'provider' | 'model' | 'alias' | 'context' | 'output' | 'parallel' | 'baseUrl' | 'preset';
+  type Field =
+    'provider' | 'model' | 'alias' | 'context' | 'output' | 'parallel' | 'baseUrl' | 'preset';
   interface Instruction {
     keyword: Keyword;
     written: string;
@@ -489,9 +497,12 @@ describe('parseSvcfile: properties', () => {
       expected: count * multiplier,
     }));
 
-  const parallel: fc.Arbitrary<Instruction> = fc
-    .integer({ min: 1, max: 4096 })
-    .map((slots) => ({ keyword: 'PARALLEL', written: String(slots), field: 'parallel', expected: slots }));
+  const parallel: fc.Arbitrary<Instruction> = fc.integer({ min: 1, max: 4096 }).map((slots) => ({
+    keyword: 'PARALLEL',
+    written: String(slots),
+    field: 'parallel',
+    expected: slots,
+  }));
 
   // Ports from 1024 up: http's default port 80 (and https's 443) is dropped by the URL parser.
   const baseUrl: fc.Arbitrary<Instruction> = fc
@@ -579,9 +590,9 @@ describe('parseSvcfile: properties', () => {
             throw new Error('layout missing');
           }
           lines.push(...look.before);
-          const keyword = [...instruction.keyword]
-            .map((char, at) => (look.casing[at] === true ? char.toLowerCase() : char))
-            .join('');
+          const keyword = Array.from(instruction.keyword, (char, at) =>
+            look.casing[at] === true ? char.toLowerCase() : char,
+          ).join('');
           lines.push(
             `${look.indent}${keyword}${look.separator}${instruction.written}${look.trailing}`,
           );

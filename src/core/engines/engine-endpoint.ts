@@ -1,0 +1,52 @@
+/**
+ * Where a running engine answers (spec §2.2), read from the command it was started with: its own
+ * `--port` (else the engine's default), whether its `--host` is loopback-only, and whether it was
+ * gated with a key. Pure: the daemon and `serve --api` report the same thing for the same argv.
+ */
+import type { EngineEndpoint } from '../contract/schemas.ts';
+import { ENGINES, type Runner } from './engine-table.ts';
+
+const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]', '*']);
+
+/** The value of the last occurrence of `flag` (engines take the last one too). */
+export function lastFlagValue(args: readonly string[], flag: string): string | undefined {
+  let value: string | undefined;
+  args.forEach((arg, index) => {
+    if (arg === flag) {
+      value = args[index + 1];
+    } else if (arg.startsWith(`${flag}=`)) {
+      value = arg.slice(flag.length + 1);
+    }
+  });
+  return value;
+}
+
+function isLoopbackName(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
+export function engineEndpoint(
+  runner: Runner,
+  args: readonly string[],
+  options: { readonly keyed: boolean; readonly path?: string },
+): EngineEndpoint {
+  const engine = ENGINES[runner];
+  const portText = lastFlagValue(args, engine.port.flag);
+  const port =
+    portText !== undefined && /^\d+$/.test(portText) ? Number(portText) : engine.defaultPort;
+  const host = lastFlagValue(args, engine.host.flag) ?? engine.defaultHost;
+  const hosts = host.split(',').map((part) => part.trim());
+  const loopbackOnly =
+    !hosts.some((part) => WILDCARD_HOSTS.has(part)) && hosts.every(isLoopbackName);
+  const path =
+    options.path === undefined || options.path === '/v1' || options.path === ''
+      ? undefined
+      : options.path;
+  return {
+    port,
+    ...(path === undefined ? {} : { path }),
+    loopbackOnly,
+    requiresKey: options.keyed,
+  };
+}
