@@ -28,6 +28,11 @@ export interface CommandEntry {
 
 export const COMMANDS: readonly CommandEntry[] = [
   {
+    name: 'daemon',
+    summary: 'Supervise one engine behind an authenticated JSON control API',
+    load: () => import('./daemon/command.ts'),
+  },
+  {
     name: 'serve',
     summary: 'Print (--dry-run) the engine command a Svcfile resolves to',
     load: () => import('./serve/command.ts'),

@@ -104,3 +104,16 @@ describe('parseContextSize', () => {
     );
   });
 });
+
+describe('decimal sizes are exact (no floating-point drift)', () => {
+  it.each([
+    ['16.1k', 16100],
+    ['4.1m', 4100000],
+    ['8.2m', 8200000],
+    ['2.01k', 2010],
+    ['2.03k', 2030],
+    ['1.0', 1],
+  ])('%s is %i', (text, tokens) => {
+    expect(parseContextSize(text)).toBe(tokens);
+  });
+});

@@ -298,14 +298,24 @@ describe('parseSvcfile: PARALLEL', () => {
     expect(parsed(withProvider(`PARALLEL ${value}`)).parallel).toEqual({ value: slots, line: 2 });
   });
 
-  it.each(['0', '00', '-1', 'abc', '2.5', '4k', '1e2', '+3', '0x10', '99999999999999999999'])(
-    'refuses PARALLEL %s',
-    (value) => {
-      expect(problems(withProvider(`PARALLEL ${value}`))).toEqual([
-        `${SOURCE}:2: PARALLEL "${value}" must be a positive integer`,
-      ]);
-    },
-  );
+  it.each([
+    '0',
+    '00',
+    '-1',
+    'abc',
+    '2.5',
+    '2.0',
+    '3.',
+    '4k',
+    '1e2',
+    '+3',
+    '0x10',
+    '99999999999999999999',
+  ])('refuses PARALLEL %s', (value) => {
+    expect(problems(withProvider(`PARALLEL ${value}`))).toEqual([
+      `${SOURCE}:2: PARALLEL "${value}" must be a positive integer`,
+    ]);
+  });
 
   it('reads every positive integer up to a large bound', () => {
     fc.assert(
@@ -615,5 +625,15 @@ describe('parseSvcfile: properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('BASEURL keeps a port equal to the scheme default', () => {
+  it.each([
+    ['localhost:80', { host: 'localhost', port: 80, path: '' }],
+    ['http://127.0.0.1:80/v1', { host: '127.0.0.1', port: 80, path: '/v1' }],
+    ['https://gw:443', { host: 'gw', port: 443, path: '' }],
+  ])('%s', (value, expected) => {
+    expect(parseBaseUrl(value)).toEqual(expected);
   });
 });

@@ -185,9 +185,12 @@ export function parseBaseUrl(value: string): BaseUrl | string {
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/+$/, '');
+  // URL drops a port equal to the scheme's default (:80, :443); the user wrote it, so keep it.
+  const written = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\[[^\]]*\]|[^/?#:]*):(\d+)/i.exec(value)?.[1];
+  const port = url.port !== '' ? url.port : written;
   return {
     ...(host === '' ? {} : { host }),
-    ...(url.port === '' ? {} : { port: Number(url.port) }),
+    ...(port === undefined ? {} : { port: Number(port) }),
     path,
   };
 }

@@ -66,6 +66,8 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
   await mkdir(dirname(options.logPath), { recursive: true, mode: 0o700 });
   const log = await open(options.logPath, 'a', 0o600);
   let child: ChildProcess;
+  let exited: Promise<EngineExit>;
+  let spawned: Promise<Error | undefined>;
   try {
     const [command, args] =
       SETPRIV === undefined
@@ -76,25 +78,27 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
       stdio: ['ignore', log.fd, log.fd],
       env: { ...options.env },
     });
+    // Listen before anything else awaits: 'spawn' and 'error' fire on the next tick.
+    exited = new Promise<EngineExit>((resolve) => {
+      child.once('exit', (code, signal) => {
+        resolve({ code, signal });
+      });
+    });
+    spawned = new Promise<Error | undefined>((resolve) => {
+      child.once('spawn', () => {
+        resolve(undefined);
+      });
+      child.once('error', resolve);
+    });
   } finally {
+    // The child holds its own copy of the descriptor; ours is no longer needed.
     await log.close();
   }
-
-  const exited = new Promise<EngineExit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      resolve({ code, signal });
-    });
-  });
-  const spawned = await new Promise<Error | undefined>((resolve) => {
-    child.once('spawn', () => {
-      resolve(undefined);
-    });
-    child.once('error', resolve);
-  });
-  if (spawned !== undefined || child.pid === undefined) {
+  const failure = await spawned;
+  if (failure !== undefined || child.pid === undefined) {
     throw new SvcError(
       'ERR_ENGINE_START_FAILED',
-      `could not start ${options.bin}: ${spawned?.message ?? 'no pid'}`,
+      `could not start ${options.bin}: ${failure?.message ?? 'no pid'}`,
     );
   }
   const pid = child.pid;

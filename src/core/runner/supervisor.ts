@@ -1,0 +1,192 @@
+/**
+ * The only code that changes the engine state (spec §3): start, stop, and noticing a crash.
+ * A start runs in three steps, validate and prepare, start the engine, and only then commit
+ * (store the carried config and key), so a start that fails changes nothing (spec §3 table).
+ */
+import { buildCommand } from '../engines/build-command.ts';
+import { engineEndpoint } from '../engines/engine-endpoint.ts';
+import type { EngineSpec } from '../engines/engine-spec.ts';
+import { ENGINES } from '../engines/engine-table.ts';
+import { locateBinary } from '../engines/locate-binary.ts';
+import { SvcError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { StateRecord } from '../state/record.ts';
+import { describeExit, type EngineProcess, startEngineProcess } from './engine-process.ts';
+import { clearPidRecord, writePidRecord } from './pid-record.ts';
+
+export interface SupervisorOptions {
+  readonly record: StateRecord;
+  readonly logger: Logger;
+  readonly logPath: string;
+  readonly pidPath: string;
+  /** The engine's environment (PATH is also where its binary is looked up). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly startWindowMs: number;
+  readonly stopGraceMs: number;
+  readonly now?: () => Date;
+}
+
+export interface Launch {
+  readonly spec: EngineSpec;
+  /** Persist what the start carried; runs only after the engine has started. */
+  readonly commit?: () => Promise<void>;
+}
+
+/** GUIDE D5: flags whose value may be a secret: --api-key, --hf-token, -hft, any name with token or key. */
+function isSecretFlag(flag: string): boolean {
+  if (!flag.startsWith('-')) {
+    return false;
+  }
+  const name = flag.replace(/^-+/, '').toLowerCase();
+  return name !== 'api-key-file' && (name === 'hft' || /token|key/.test(name));
+}
+
+/** The command line as logged at debug: secret-bearing flag values replaced by `***`. */
+export function redactArgs(args: readonly string[]): string[] {
+  return args.map((arg, index) => {
+    const equals = arg.indexOf('=');
+    if (equals > 0 && isSecretFlag(arg.slice(0, equals))) {
+      return `${arg.slice(0, equals)}=***`;
+    }
+    const previous = args[index - 1];
+    return previous !== undefined && !previous.includes('=') && isSecretFlag(previous)
+      ? '***'
+      : arg;
+  });
+}
+
+export class Supervisor {
+  private engine: EngineProcess | undefined;
+  /** Settles once the current engine's exit has been recorded (state, pid record, log line). */
+  private exitRecorded: Promise<void> = Promise.resolve();
+  private stopping = false;
+  private readonly now: () => Date;
+
+  constructor(private readonly options: SupervisorOptions) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  get running(): boolean {
+    return this.engine !== undefined;
+  }
+
+  /** Throws ERR_ENGINE_RUNNING (409), ERR_ENGINE_START_FAILED (400); nothing changes on failure. */
+  async start(launch: Launch): Promise<void> {
+    const { record, logger } = this.options;
+    if (this.engine !== undefined) {
+      throw new SvcError('ERR_ENGINE_RUNNING', 'an engine is already running; stop it first');
+    }
+    const { spec } = launch;
+    const engine = ENGINES[spec.runner];
+    const command = buildCommand(spec);
+    const bin = locateBinary(spec.runner, this.options.env['PATH']);
+    if (bin === undefined) {
+      throw new SvcError(
+        'ERR_ENGINE_START_FAILED',
+        `${command.bin} not found on PATH: ${engine.installHint}`,
+      );
+    }
+    logger.info('starting engine', {
+      runner: spec.runner,
+      model: spec.model,
+      servedName: spec.alias,
+    });
+    logger.debug('engine command', { command: [bin, ...redactArgs(command.args)].join(' ') });
+
+    const env = Object.fromEntries(
+      Object.entries(this.options.env).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    );
+    let started: EngineProcess;
+    try {
+      started = await startEngineProcess({
+        bin,
+        args: command.args,
+        env,
+        logPath: this.options.logPath,
+        startWindowMs: this.options.startWindowMs,
+      });
+    } catch (error) {
+      logger.error('engine start failed', {
+        runner: spec.runner,
+        reason: (error as Error).message,
+      });
+      throw error;
+    }
+
+    try {
+      await launch.commit?.();
+      await writePidRecord(this.options.pidPath, {
+        pid: started.pid,
+        bin,
+        startedAt: started.startedAt.toISOString(),
+      });
+    } catch (error) {
+      // Committing failed: undo the start so state and storage agree.
+      await started.stop(this.options.stopGraceMs);
+      throw error;
+    }
+
+    this.engine = started;
+    this.stopping = false;
+    record.started({
+      runner: spec.runner,
+      ...(spec.model === undefined ? {} : { model: spec.model }),
+      ...(spec.alias === undefined ? {} : { servedName: spec.alias }),
+      startedAt: this.now(),
+      endpoint: engineEndpoint(spec.runner, command.args, { keyed: spec.keyFile !== undefined }),
+      logPath: this.options.logPath,
+    });
+    logger.info('engine started', {
+      runner: spec.runner,
+      pid: started.pid,
+      args: command.args.length,
+    });
+    this.exitRecorded = started.exited.then((exit) => this.onExit(started, exit));
+  }
+
+  private async onExit(
+    engine: EngineProcess,
+    exit: { code: number | null; signal: NodeJS.Signals | null },
+  ): Promise<void> {
+    if (this.engine !== engine) {
+      return;
+    }
+    this.engine = undefined;
+    await clearPidRecord(this.options.pidPath);
+    if (this.stopping) {
+      this.options.record.ended('stopped');
+      this.options.logger.info('engine exited', { exit: describeExit(exit) });
+    } else {
+      // GUIDE D7: any unprompted exit is a crash, whatever its code; never restarted.
+      this.options.record.ended('crashed');
+      this.options.logger.error('engine crashed', { exit: describeExit(exit), pid: engine.pid });
+    }
+  }
+
+  /** Idempotent: 200 when nothing runs. Throws ERR_ENGINE_STUCK (500) if the engine survives SIGKILL. */
+  async stop(): Promise<void> {
+    const engine = this.engine;
+    if (engine === undefined) {
+      return;
+    }
+    this.stopping = true;
+    this.options.logger.info('stopping engine', { pid: engine.pid });
+    const outcome = await engine.stop(this.options.stopGraceMs);
+    if (outcome === 'killed') {
+      this.options.logger.warn('engine did not exit within the grace period; killed', {
+        pid: engine.pid,
+        graceMs: this.options.stopGraceMs,
+      });
+    }
+    if (outcome === 'stuck') {
+      throw new SvcError(
+        'ERR_ENGINE_STUCK',
+        `the engine (pid ${engine.pid}) did not exit even after SIGKILL`,
+      );
+    }
+    // The reply is built from the record, so wait until the exit has been written into it.
+    await this.exitRecorded;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * `svc daemon`: one supervised engine behind the control API (spec §1 item 1, §1.5). It reads no
+ * Svcfile, preset or fleet file; what it runs comes from start requests and deploy-config pushes.
+ */
+import type { CommandIo } from '../commands.ts';
+import { requireTokenOffLoopback, resolveApiToken } from '../core/auth/token-source.ts';
+import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import { SvcError } from '../core/errors.ts';
+import { httpUrl } from '../core/http/listen.ts';
+import { parseListenAddress } from '../core/http/listen-address.ts';
+import { createLogger, resolveLogLevel } from '../core/logger.ts';
+import { configDirFor } from '../core/paths.ts';
+import { startDaemon } from './start-daemon.ts';
+
+const OPTIONS = {
+  'api-addr': {
+    type: 'string',
+    value: '<addr>',
+    description: 'Control API listen address (default :4242; port 0 picks one)',
+  },
+  loopback: {
+    type: 'boolean',
+    short: 'l',
+    description: 'Listen on 127.0.0.1:4242; may run without a token',
+  },
+  'api-token-file': {
+    type: 'string',
+    value: '<path>',
+    description: 'Read the API token from this file',
+  },
+  'api-token': {
+    type: 'string',
+    value: '<value>',
+    description: 'The API token (visible in the process list)',
+  },
+  'log-level': {
+    type: 'string',
+    value: '<level>',
+    description: 'debug, info (default), warn or error',
+  },
+} as const;
+
+export const help = renderCommandHelp(
+  ['svc daemon [--api-addr <addr> | --loopback] [--api-token-file <path>]'],
+  [
+    'Supervises one inference engine behind an authenticated JSON control API. Nothing runs',
+    'until a start request asks; stopping the engine never ends the daemon; a crashed engine is',
+    'reported and never restarted. SIGINT or SIGTERM stops the engine and exits.',
+    '',
+    'Environment: SVC_API_TOKEN (a token source), SVC_LOG_LEVEL, SVC_CONFIG_DIR,',
+    'SVC_STOP_GRACE_SECONDS (SIGTERM → SIGKILL grace, default 10).',
+  ].join('\n'),
+  OPTIONS,
+);
+
+/** GUIDE D10: 10 s unless SVC_STOP_GRACE_SECONDS says otherwise. */
+function stopGraceMs(value: string | undefined): number {
+  if (value === undefined || value === '') {
+    return 10_000;
+  }
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0) {
+    throw new SvcError('ERR_USAGE', `SVC_STOP_GRACE_SECONDS "${value}" is not a number of seconds`);
+  }
+  return seconds * 1000;
+}
+
+export async function run(io: CommandIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    'daemon',
+    OPTIONS,
+    io.argv,
+    Number.POSITIVE_INFINITY,
+  );
+  if (positionals.length > 0) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `svc daemon takes no Svcfile (got "${positionals.join(' ')}"): it runs what a start request tells it to; use svc serve to run a Svcfile`,
+    );
+  }
+  if (values.loopback === true && values['api-addr'] !== undefined) {
+    throw new SvcError('ERR_USAGE', '--loopback and --api-addr both given: pass one');
+  }
+  const logger = createLogger(
+    resolveLogLevel({ flag: values['log-level'], env: io.env['SVC_LOG_LEVEL'] }),
+  );
+  const address = parseListenAddress(
+    values.loopback === true ? '127.0.0.1:4242' : (values['api-addr'] ?? ':4242'),
+    '--api-addr',
+  );
+  const token = await resolveApiToken({
+    file: values['api-token-file'],
+    env: io.env['SVC_API_TOKEN'],
+    flag: values['api-token'],
+  });
+  requireTokenOffLoopback(address, token, '--loopback');
+  const configDir = configDirFor(io.env, io.cwd);
+
+  const daemon = await startDaemon({
+    listen: address,
+    ...(token === undefined ? {} : { token: token.value }),
+    logger,
+    configDir,
+    env: io.env,
+    stopGraceMs: stopGraceMs(io.env['SVC_STOP_GRACE_SECONDS']),
+  });
+  io.stdout.write(`svc daemon listening on ${httpUrl(daemon.address)}\n`);
+  logger.info('daemon ready: nothing runs until a start request arrives', {
+    engineLog: daemon.logPath,
+    auth: token === undefined ? 'none (loopback)' : token.source,
+  });
+
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      logger.info('shutting down', { signal });
+      resolve();
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+  await daemon.close();
+  return 0;
+}
