@@ -1,0 +1,151 @@
+/**
+ * Starts the built `svc daemon` on 127.0.0.1 port 0 for a test and talks to it with Node's own
+ * HTTP client. Everything the daemon prints and every reply body is kept, so a suite can check
+ * that no secret ever appeared in any of it.
+ */
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+import { ENGINE_BIN_DIR, REPO_ROOT } from './engines.ts';
+import { startProcess, type TestProcess } from './processes.ts';
+import { SVC } from './svc.ts';
+
+export const FAKE_BIN_DIR = join(REPO_ROOT, 'test', 'fixtures', 'bin');
+
+/** Every text a daemon printed or replied in this test file, for the secret scan. */
+export const transcript: string[] = [];
+
+export interface TestDaemon {
+  readonly url: string;
+  readonly process: TestProcess;
+  call(
+    method: string,
+    path: string,
+    options?: { body?: unknown; raw?: string; token?: string | null },
+  ): Promise<Reply>;
+  /** SIGTERM and wait for the exit code. */
+  terminate(): Promise<number | NodeJS.Signals>;
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly json: Record<string, unknown>;
+  readonly text: string;
+}
+
+export interface DaemonStart {
+  readonly configDir: string;
+  readonly token?: string;
+  readonly args?: readonly string[];
+  /** Directories put first on the daemon's PATH (engines found there win). */
+  readonly path?: readonly string[];
+  readonly env?: Record<string, string>;
+}
+
+export async function startTestDaemon(start: DaemonStart): Promise<TestDaemon> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PATH: [...(start.path ?? []), ENGINE_BIN_DIR, process.env['PATH'] ?? ''].join(':'),
+    SVC_CONFIG_DIR: start.configDir,
+    SVC_LOG_LEVEL: 'debug',
+    SVC_API_TOKEN: start.token,
+    SVC_STOP_GRACE_SECONDS: '1',
+    ...start.env,
+  };
+  const daemon = startProcess(SVC, ['daemon', '--api-addr', '127.0.0.1:0', ...(start.args ?? [])], {
+    env,
+  });
+  const [, url = ''] = await daemon.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const token = start.token;
+
+  return {
+    url,
+    process: daemon,
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = {};
+      const auth = options.token === undefined ? token : options.token;
+      if (auth !== undefined && auth !== null) {
+        headers['authorization'] = `Bearer ${auth}`;
+      }
+      let body: string | undefined = options.raw;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+      }
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json';
+      }
+      const reply = await fetch(`${url}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      });
+      const text = await reply.text();
+      transcript.push(text);
+      let json: Record<string, unknown> = {};
+      try {
+        json = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        // not JSON; the test looks at text
+      }
+      return { status: reply.status, json, text };
+    },
+    async terminate() {
+      process.kill(daemon.pid, 'SIGTERM');
+      const status = await daemon.exited();
+      transcript.push(daemon.output());
+      return status;
+    },
+  };
+}
+
+/** Keeps a daemon's output for the secret scan even when the test kills it another way. */
+export function recordOutput(daemon: TestDaemon): void {
+  transcript.push(daemon.process.output());
+}
+
+/** A port that was free a moment ago, for an engine's --port. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') {
+    throw new Error('no port');
+  }
+  return address.port;
+}
+
+/** Polls `url` until it answers `status`, or fails after `timeoutMs`. */
+export async function waitForStatus(
+  url: string,
+  status: number,
+  init: RequestInit = {},
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 0;
+  while (Date.now() < deadline) {
+    try {
+      const reply = await fetch(url, init);
+      last = reply.status;
+      await reply.body?.cancel();
+      if (reply.status === status) {
+        return;
+      }
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms (last ${last})`);
+}
+
+/** Whether a process with this PID exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
