@@ -96,6 +96,13 @@ export async function run(io: CommandIo): Promise<number> {
   requireTokenOffLoopback(address, token, '--loopback');
   const configDir = configDirFor(io.env, io.cwd);
 
+  // Take over SIGINT/SIGTERM before anything can announce the daemon: a signal that arrives the
+  // moment "listening" is printed must shut down cleanly, not kill the process outright.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+
   const daemon = await startDaemon({
     listen: address,
     ...(token === undefined ? {} : { token: token.value }),
@@ -110,14 +117,7 @@ export async function run(io: CommandIo): Promise<number> {
     auth: token === undefined ? 'none (loopback)' : token.source,
   });
 
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      logger.info('shutting down', { signal });
-      resolve();
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-  });
+  logger.info('shutting down', { signal: await signalled });
   await daemon.close();
   return 0;
 }
