@@ -68,7 +68,7 @@ export function buildControlApi({ token, logger, handlers }: ControlApiOptions):
   const authorized = bearerChecker(token);
 
   // An empty body is a body-less request (POST /v1/start with nothing); malformed JSON is a 400.
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
     const source = typeof text === 'string' ? text : text.toString('utf8');
     if (source.trim() === '') {

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+
+import { type EngineRun, StateRecord, statsOf, statusOf } from './record.ts';
+
+const start = new Date('2026-11-22T10:00:00.000Z');
+const later = (seconds: number): Date => new Date(start.getTime() + seconds * 1000);
+const run: EngineRun = {
+  runner: 'llamacpp',
+  model: 'org/m',
+  servedName: 'm',
+  startedAt: start,
+  endpoint: { port: 8080, loopbackOnly: true, requiresKey: false },
+  logPath: '/c/daemon/engine.log',
+};
+
+describe('the state record (spec §2.1, §2.4, §3)', () => {
+  it('reports only state and version before anything ran (no nulls, no zeros)', () => {
+    const record = new StateRecord();
+    expect(statusOf(record.snapshot(), start, 'dev')).toEqual({ state: 'idle', version: 'dev' });
+    expect(statsOf(record.snapshot(), start)).toEqual({ state: 'idle' });
+  });
+
+  it('reports a running engine with uptime, endpoint and lastActiveAt at the start time', () => {
+    const record = new StateRecord();
+    record.started(run);
+    expect(statusOf(record.snapshot(), later(90), '1.2.0')).toEqual({
+      state: 'running',
+      runner: 'llamacpp',
+      model: 'org/m',
+      servedName: 'm',
+      uptimeSeconds: 90,
+      logPath: '/c/daemon/engine.log',
+      lastActiveAt: '2026-11-22T10:00:00.000Z',
+      idleSeconds: 90,
+      engine: { port: 8080, loopbackOnly: true, requiresKey: false },
+      version: '1.2.0',
+    });
+  });
+
+  it('omits idleSeconds at zero (spec §2.4)', () => {
+    const record = new StateRecord();
+    record.started(run);
+    expect(statusOf(record.snapshot(), start, 'dev')).not.toHaveProperty('idleSeconds');
+  });
+
+  it('keeps lastActiveAt after a stop, drops the endpoint, readiness and uptime', () => {
+    const record = new StateRecord();
+    record.started(run);
+    record.setReady('ready');
+    expect(statusOf(record.snapshot(), later(1), 'dev').ready).toBe('ready');
+    record.ended('stopped');
+    const status = statusOf(record.snapshot(), later(5), 'dev');
+    expect(status).toMatchObject({
+      state: 'stopped',
+      uptimeSeconds: 0,
+      lastActiveAt: start.toISOString(),
+      idleSeconds: 5,
+    });
+    expect(status).not.toHaveProperty('engine');
+    expect(status).not.toHaveProperty('ready');
+    expect(statsOf(record.snapshot(), later(5))).toMatchObject({
+      state: 'stopped',
+      lastActiveAt: start.toISOString(),
+    });
+  });
+
+  it('records a crash the same way, and ignores readiness when not running', () => {
+    const record = new StateRecord();
+    record.started(run);
+    record.ended('crashed');
+    record.setReady('ready');
+    expect(statusOf(record.snapshot(), later(1), 'dev')).not.toHaveProperty('ready');
+    expect(record.snapshot().state).toBe('crashed');
+  });
+
+  it('only ever moves lastActiveAt forward', () => {
+    const record = new StateRecord();
+    record.started(run);
+    record.active(later(30));
+    record.active(later(10));
+    expect(record.snapshot().lastActiveAt).toEqual(later(30));
+  });
+
+  it('answers status and metrics from the same record', () => {
+    const record = new StateRecord();
+    record.started(run);
+    const status = statusOf(record.snapshot(), later(3), 'dev');
+    const stats = statsOf(record.snapshot(), later(3));
+    expect(stats.servedName).toBe(status.servedName);
+    expect(stats.lastActiveAt).toBe(status.lastActiveAt);
+    expect(stats.idleSeconds).toBe(status.idleSeconds);
+    expect(stats.modelId).toBe(status.model);
+  });
+});
