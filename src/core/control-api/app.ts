@@ -121,7 +121,9 @@ export function buildControlApi({ token, logger, handlers }: ControlApiOptions):
       message =
         error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
           ? `request body larger than ${BODY_LIMIT} bytes`
-          : error.message;
+          : status === 415
+            ? 'unsupported content type: send the body as application/json'
+            : error.message;
     }
     if (status === 500) {
       logger.error('request failed inside svc', { reason: error.message });
