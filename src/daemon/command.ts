@@ -9,6 +9,7 @@ import { SvcError } from '../core/errors.ts';
 import { httpUrl } from '../core/http/listen.ts';
 import { parseListenAddress } from '../core/http/listen-address.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
+import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { configDirFor } from '../core/paths.ts';
 import { startDaemon } from './start-daemon.ts';
 
@@ -48,19 +49,28 @@ export const help = renderCommandHelp(
     'reported and never restarted. SIGINT or SIGTERM stops the engine and exits.',
     '',
     'Environment: SVC_API_TOKEN (a token source), SVC_LOG_LEVEL, SVC_CONFIG_DIR,',
-    'SVC_STOP_GRACE_SECONDS (SIGTERM → SIGKILL grace, default 10).',
+    'SVC_STOP_GRACE_SECONDS (SIGTERM → SIGKILL grace, default 10),',
+    'SVC_SAMPLE_INTERVAL_SECONDS (telemetry tick, default 15).',
   ].join('\n'),
   OPTIONS,
 );
 
-/** GUIDE D10: 10 s unless SVC_STOP_GRACE_SECONDS says otherwise. */
-function stopGraceMs(value: string | undefined): number {
+/** A duration setting in seconds from the environment, in milliseconds. */
+function secondsSetting(
+  name: string,
+  value: string | undefined,
+  fallbackMs: number,
+  minimumMs: number,
+): number {
   if (value === undefined || value === '') {
-    return 10_000;
+    return fallbackMs;
   }
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new SvcError('ERR_USAGE', `SVC_STOP_GRACE_SECONDS "${value}" is not a number of seconds`);
+  if (!Number.isFinite(seconds) || seconds * 1000 < minimumMs) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `${name} "${value}" is not a number of seconds (at least ${minimumMs / 1000})`,
+    );
   }
   return seconds * 1000;
 }
@@ -109,7 +119,19 @@ export async function run(io: CommandIo): Promise<number> {
     logger,
     configDir,
     env: io.env,
-    stopGraceMs: stopGraceMs(io.env['SVC_STOP_GRACE_SECONDS']),
+    // GUIDE D10: a 10 s grace before SIGKILL; spec §8: a 15 s sampler tick. Both settable for tests.
+    stopGraceMs: secondsSetting(
+      'SVC_STOP_GRACE_SECONDS',
+      io.env['SVC_STOP_GRACE_SECONDS'],
+      10_000,
+      0,
+    ),
+    sampleIntervalMs: secondsSetting(
+      'SVC_SAMPLE_INTERVAL_SECONDS',
+      io.env['SVC_SAMPLE_INTERVAL_SECONDS'],
+      DEFAULT_SAMPLE_INTERVAL_MS,
+      100,
+    ),
   });
   io.stdout.write(`svc daemon listening on ${httpUrl(daemon.address)}\n`);
   logger.info('daemon ready: nothing runs until a start request arrives', {

@@ -8,6 +8,7 @@ import { ENGINES } from '../core/engines/engine-table.ts';
 import { specFromDeployConfig } from '../core/engines/from-deploy-config.ts';
 import { locateBinary } from '../core/engines/locate-binary.ts';
 import { SvcError } from '../core/errors.ts';
+import type { Sampler } from '../core/metrics/sampler.ts';
 import { readLogSlice } from '../core/runner/engine-log.ts';
 import type { Supervisor } from '../core/runner/supervisor.ts';
 import { type StateRecord, statsOf, statusOf } from '../core/state/record.ts';
@@ -16,6 +17,7 @@ import type { DeployStore } from './deploy-store.ts';
 export interface DaemonHandlerDeps {
   readonly record: StateRecord;
   readonly supervisor: Supervisor;
+  readonly sampler: Pick<Sampler, 'refreshTokens'>;
   readonly store: DeployStore;
   readonly logPath: string;
   readonly version: string;
@@ -50,7 +52,11 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
 
   return {
     status,
-    metrics: () => statsOf(record.snapshot(), deps.now()),
+    // spec §3: reading metrics feeds the record like a sampler tick, without being activity itself.
+    async metrics() {
+      await deps.sampler.refreshTokens();
+      return statsOf(record.snapshot(), deps.now());
+    },
 
     async start(body) {
       if (supervisor.running) {

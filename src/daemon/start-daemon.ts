@@ -8,6 +8,7 @@ import { buildControlApi } from '../core/control-api/app.ts';
 import { listen } from '../core/http/listen.ts';
 import type { ListenAddress } from '../core/http/listen-address.ts';
 import type { Logger } from '../core/logger.ts';
+import { Sampler } from '../core/metrics/sampler.ts';
 import { reapRecordedEngine } from '../core/runner/pid-record.ts';
 import { Supervisor } from '../core/runner/supervisor.ts';
 import { StateRecord } from '../core/state/record.ts';
@@ -23,6 +24,7 @@ export interface DaemonOptions {
   /** Environment engines run with (and where their binaries are looked up). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stopGraceMs: number;
+  readonly sampleIntervalMs: number;
   readonly startWindowMs?: number;
 }
 
@@ -41,7 +43,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 
   const record = new StateRecord();
+  const sampler = new Sampler({ record, intervalMs: options.sampleIntervalMs });
   const supervisor = new Supervisor({
+    monitor: sampler,
     record,
     logger: options.logger,
     logPath: engineLog,
@@ -56,6 +60,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     handlers: daemonHandlers({
       record,
       supervisor,
+      sampler,
       store: new DeployStore(daemonDir),
       logPath: engineLog,
       version: VERSION,
@@ -73,6 +78,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       try {
         await supervisor.stop();
       } finally {
+        sampler.end();
         await app.close();
       }
     },

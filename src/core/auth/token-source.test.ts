@@ -1,10 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import { SvcError } from '../errors.ts';
+import { rejectionOf, thrownBy } from '../../../test/support/errors.ts';
+import { tempDir } from '../../../test/support/temp-dir.ts';
 import {
   pickTokenSource,
   requireTokenOffLoopback,
@@ -13,38 +13,6 @@ import {
 } from './token-source.ts';
 
 const SECRET = 's3cr3t-token-value';
-
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-token-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function failure(promise: Promise<unknown>): Promise<SvcError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SvcError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
-
-function syncFailure(run: () => unknown): SvcError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SvcError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('pickTokenSource (spec §5 rule 2: exactly one source)', () => {
   it('finds no source when none is given', () => {
@@ -72,7 +40,7 @@ describe('pickTokenSource (spec §5 rule 2: exactly one source)', () => {
       '--api-token-file and SVC_API_TOKEN and --api-token',
     ],
   ])('refuses two sources at once, naming both and no value (%o)', (inputs, named) => {
-    const error = syncFailure(() => pickTokenSource(inputs));
+    const error = thrownBy(() => pickTokenSource(inputs));
     expect(error.code).toBe('ERR_TWO_TOKEN_SOURCES');
     expect(error.message).toContain(named);
     expect(error.message).not.toContain(SECRET);
@@ -81,6 +49,11 @@ describe('pickTokenSource (spec §5 rule 2: exactly one source)', () => {
 });
 
 describe('resolveApiToken', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await tempDir('svc-token-');
+  });
+
   it('returns undefined when no source is given', async () => {
     expect(await resolveApiToken({})).toBeUndefined();
   });
@@ -97,20 +70,20 @@ describe('resolveApiToken', () => {
   it('refuses an empty file, naming the file', async () => {
     const path = join(dir, 'empty');
     await writeFile(path, ' \n\t\n');
-    const error = await failure(resolveApiToken({ file: path }));
+    const error = await rejectionOf(resolveApiToken({ file: path }));
     expect(error.code).toBe('ERR_TOKEN_FILE');
     expect(error.message).toBe(`--api-token-file ${path}: the file is empty`);
   });
 
   it('refuses an unreadable file, naming the file', async () => {
     const path = join(dir, 'does-not-exist');
-    const error = await failure(resolveApiToken({ file: path }));
+    const error = await rejectionOf(resolveApiToken({ file: path }));
     expect(error.code).toBe('ERR_TOKEN_FILE');
     expect(error.message).toBe(`--api-token-file ${path}: cannot read it (ENOENT)`);
   });
 
   it('refuses a directory given as the file', async () => {
-    const error = await failure(resolveApiToken({ file: dir }));
+    const error = await rejectionOf(resolveApiToken({ file: dir }));
     expect(error.code).toBe('ERR_TOKEN_FILE');
     expect(error.message).toContain(dir);
   });
@@ -132,7 +105,7 @@ describe('resolveApiToken', () => {
     [{ env: ` ${SECRET}` }, 'SVC_API_TOKEN: the API token has leading or trailing whitespace'],
     [{ flag: `${SECRET}\u0007` }, '--api-token: the API token contains control characters'],
   ])('refuses a token no Authorization header can carry (%o)', async (inputs, message) => {
-    const error = await failure(resolveApiToken(inputs));
+    const error = await rejectionOf(resolveApiToken(inputs));
     expect(error.code).toBe('ERR_TOKEN_INVALID');
     expect(error.message).toBe(message);
     expect(error.message).not.toContain(SECRET);
@@ -141,7 +114,7 @@ describe('resolveApiToken', () => {
   it('refuses control characters inside a token file without echoing the contents', async () => {
     const path = join(dir, 'binary');
     await writeFile(path, `${SECRET}\u0000tail`);
-    const error = await failure(resolveApiToken({ file: path }));
+    const error = await rejectionOf(resolveApiToken({ file: path }));
     expect(error.code).toBe('ERR_TOKEN_INVALID');
     expect(error.message).toContain(path);
     expect(error.message).not.toContain(SECRET);
@@ -161,7 +134,7 @@ describe('requireTokenOffLoopback (spec §5 rule 3)', () => {
   it.each(['', '0.0.0.0', '::', '192.168.1.5', 'box.lan'])(
     'refuses non-loopback host "%s" without a token, naming the three ways',
     (host) => {
-      const error = syncFailure(() => requireTokenOffLoopback({ host, port: 4242 }, undefined));
+      const error = thrownBy(() => requireTokenOffLoopback({ host, port: 4242 }, undefined));
       expect(error.code).toBe('ERR_NO_TOKEN_NON_LOOPBACK');
       expect(error.message).toContain('--api-token-file');
       expect(error.message).toContain('SVC_API_TOKEN');
@@ -170,7 +143,7 @@ describe('requireTokenOffLoopback (spec §5 rule 3)', () => {
   );
 
   it('names the address and the loopback switch when the command has one', () => {
-    const error = syncFailure(() =>
+    const error = thrownBy(() =>
       requireTokenOffLoopback({ host: '', port: 4242 }, undefined, '--loopback'),
     );
     expect(error.message).toBe(

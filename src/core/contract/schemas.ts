@@ -61,6 +61,7 @@ export const TokenStatsSchema = Type.Object(
   },
   { $id: 'TokenStats', additionalProperties: false },
 );
+export type TokenStats = Static<typeof TokenStatsSchema>;
 
 export const GpuStatSchema = Type.Object(
   {

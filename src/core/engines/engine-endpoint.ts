@@ -50,3 +50,15 @@ export function engineEndpoint(
     requiresKey: options.keyed,
   };
 }
+
+/**
+ * The URL this machine reaches the engine on, for health checks and the metrics scrape: its own
+ * bind host (a wildcard bind is reached on 127.0.0.1) and port.
+ */
+export function localEngineUrl(runner: Runner, args: readonly string[], port: number): string {
+  const engine = ENGINES[runner];
+  const host =
+    (lastFlagValue(args, engine.host.flag) ?? engine.defaultHost).split(',')[0]?.trim() ?? '';
+  const reachable = WILDCARD_HOSTS.has(host) ? '127.0.0.1' : host.replace(/^\[(.*)\]$/, '$1');
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}

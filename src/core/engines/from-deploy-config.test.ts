@@ -1,27 +1,23 @@
 import { describe, expect, it } from 'vitest';
 
+import { thrownBy } from '../../../test/support/errors.ts';
 import type { DeployConfig } from '../contract/deploy-config.ts';
-import { SvcError } from '../errors.ts';
+import type { SvcError } from '../errors.ts';
 import { buildCommand } from './build-command.ts';
+import type { EngineSpec } from './engine-spec.ts';
 import { specFromDeployConfig } from './from-deploy-config.ts';
 
+function spec(config: DeployConfig, keyFile?: string): EngineSpec {
+  return specFromDeployConfig(config, keyFile === undefined ? {} : { keyFile });
+}
+
 function argv(config: DeployConfig, keyFile?: string): string[] {
-  const built = buildCommand(
-    specFromDeployConfig(config, keyFile === undefined ? {} : { keyFile }),
-  );
+  const built = buildCommand(spec(config, keyFile));
   return [built.bin, ...built.args];
 }
 
 function refusal(config: DeployConfig, keyFile?: string): SvcError {
-  try {
-    specFromDeployConfig(config, keyFile === undefined ? {} : { keyFile });
-  } catch (error) {
-    if (error instanceof SvcError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a refusal');
+  return thrownBy(() => spec(config, keyFile));
 }
 
 describe('deploy config → command (spec §2.7)', () => {

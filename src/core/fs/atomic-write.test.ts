@@ -1,31 +1,16 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import { SvcError } from '../errors.ts';
+import { rejectionOf } from '../../../test/support/errors.ts';
+import { tempDir } from '../../../test/support/temp-dir.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 
 let dir: string;
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-atomic-'));
+  dir = await tempDir('svc-atomic-');
 });
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function failure(promise: Promise<unknown>): Promise<SvcError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SvcError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
 
 async function mode(path: string): Promise<number> {
   return (await stat(path)).mode & 0o777;
@@ -84,7 +69,7 @@ describe('writeFileAtomic', () => {
     const blocker = join(dir, 'blocker');
     await writeFile(blocker, 'not a directory');
     const path = join(blocker, 'state.json');
-    const error = await failure(writeFileAtomic(path, 'x'));
+    const error = await rejectionOf(writeFileAtomic(path, 'x'));
     expect(error.code).toBe('ERR_STATE_WRITE');
     expect(error.kind).toBe('system');
     expect(error.message).toContain(path);
@@ -98,7 +83,7 @@ describe('writeFileAtomic', () => {
     const path = join(dir, 'target');
     await mkdir(path);
     await writeFile(join(path, 'inside'), 'keep');
-    const error = await failure(writeFileAtomic(path, 'x'));
+    const error = await rejectionOf(writeFileAtomic(path, 'x'));
     expect(error.code).toBe('ERR_STATE_WRITE');
     expect(error.message).toContain(path);
     expect(await readdir(dir)).toEqual(['target']);

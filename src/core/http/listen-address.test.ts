@@ -1,20 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { SvcError } from '../errors.ts';
+import { thrownBy } from '../../../test/support/errors.ts';
 import { formatListenAddress, isLoopbackHost, parseListenAddress } from './listen-address.ts';
-
-function parseError(text: string): SvcError {
-  try {
-    parseListenAddress(text, '--api-addr');
-  } catch (error) {
-    if (error instanceof SvcError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error(`expected "${text}" to be refused`);
-}
 
 describe('parseListenAddress', () => {
   it.each([
@@ -42,7 +30,7 @@ describe('parseListenAddress', () => {
     ['[127.0.0.1]:80', 'is not an IPv6 address'],
     ['bad_host!:80', 'is not a host name or IP address'],
   ])('refuses %s, naming the flag', (text, why) => {
-    const error = parseError(text);
+    const error = thrownBy(() => parseListenAddress(text, '--api-addr'));
     expect(error.code).toBe('ERR_LISTEN_ADDRESS');
     expect(error.message).toContain(`--api-addr "${text}"`);
     expect(error.message).toContain(why);

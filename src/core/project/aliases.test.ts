@@ -1,34 +1,17 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import { SvcError } from '../errors.ts';
+import { rejectionOf } from '../../../test/support/errors.ts';
+import { tempDir } from '../../../test/support/temp-dir.ts';
 import { isAliasName, readAliases, registerAlias, registryPath, removeAlias } from './aliases.ts';
 
-let root: string;
 /** A config dir that does not exist yet, so the first write has to create it. */
 let configDir: string;
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'svc-aliases-'));
-  configDir = join(root, 'config', 'svc');
+  configDir = join(await tempDir('svc-aliases-'), 'config', 'svc');
 });
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-async function failure(promise: Promise<unknown>): Promise<SvcError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SvcError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
 
 async function registry(): Promise<unknown> {
   return JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8'));
@@ -87,7 +70,7 @@ describe('readAliases', () => {
   it('refuses invalid JSON, naming the file', async () => {
     await mkdir(configDir, { recursive: true });
     await writeFile(join(configDir, 'config.json'), '{ "aliases": ');
-    const error = await failure(readAliases(configDir));
+    const error = await rejectionOf(readAliases(configDir));
     expect(error.code).toBe('ERR_ALIAS');
     expect(error.message).toContain(join(configDir, 'config.json'));
     expect(error.message).toContain('not valid JSON');
@@ -97,7 +80,7 @@ describe('readAliases', () => {
     'refuses a registry that is not a JSON object (%j)',
     async (contents) => {
       await seed(contents);
-      const error = await failure(readAliases(configDir));
+      const error = await rejectionOf(readAliases(configDir));
       expect(error.code).toBe('ERR_ALIAS');
       expect(error.message).toBe(`${join(configDir, 'config.json')} must hold a JSON object`);
     },
@@ -107,7 +90,7 @@ describe('readAliases', () => {
     'refuses "aliases" that is not an object (%j)',
     async (value) => {
       await seed({ aliases: value });
-      const error = await failure(readAliases(configDir));
+      const error = await rejectionOf(readAliases(configDir));
       expect(error.code).toBe('ERR_ALIAS');
       expect(error.message).toContain('"aliases" must be an object');
       expect(error.message).toContain(join(configDir, 'config.json'));
@@ -116,7 +99,7 @@ describe('readAliases', () => {
 
   it('refuses a registry path it cannot read, naming it', async () => {
     await mkdir(join(configDir, 'config.json'), { recursive: true });
-    const error = await failure(readAliases(configDir));
+    const error = await rejectionOf(readAliases(configDir));
     expect(error.code).toBe('ERR_ALIAS');
     expect(error.message).toContain(join(configDir, 'config.json'));
     expect(error.message).toContain('EISDIR');
@@ -153,7 +136,7 @@ describe('registerAlias', () => {
 
   it('refuses to re-point without force, naming the alias and --force', async () => {
     await registerAlias(configDir, 'qwen', '/q/Svcfile', false);
-    const error = await failure(registerAlias(configDir, 'qwen', '/other/Svcfile', false));
+    const error = await rejectionOf(registerAlias(configDir, 'qwen', '/other/Svcfile', false));
     expect(error.code).toBe('ERR_ALIAS');
     expect(error.kind).toBe('user');
     expect(error.message).toContain('"qwen"');
@@ -171,7 +154,7 @@ describe('registerAlias', () => {
 
   it('refuses to re-point a non-string entry without force', async () => {
     await seed({ aliases: { odd: 42 } });
-    const error = await failure(registerAlias(configDir, 'odd', '/q/Svcfile', false));
+    const error = await rejectionOf(registerAlias(configDir, 'odd', '/q/Svcfile', false));
     expect(error.code).toBe('ERR_ALIAS');
     expect(error.message).toContain('"odd"');
     expect(error.message).toContain('--force');
@@ -202,7 +185,7 @@ describe('registerAlias', () => {
   it.each(['a/b', '-x', 'a b', '.', '..', '', 'a\\b'])(
     'refuses the invalid name %j and writes nothing',
     async (name) => {
-      const error = await failure(registerAlias(configDir, name, '/q/Svcfile', true));
+      const error = await rejectionOf(registerAlias(configDir, name, '/q/Svcfile', true));
       expect(error.code).toBe('ERR_ALIAS');
       expect(error.message).toContain(`"${name}" cannot be an alias`);
       await expect(stat(configDir)).rejects.toMatchObject({ code: 'ENOENT' });
@@ -212,7 +195,7 @@ describe('registerAlias', () => {
   it('refuses to rewrite a registry holding invalid JSON', async () => {
     await mkdir(configDir, { recursive: true });
     await writeFile(join(configDir, 'config.json'), 'not json');
-    const error = await failure(registerAlias(configDir, 'qwen', '/q/Svcfile', false));
+    const error = await rejectionOf(registerAlias(configDir, 'qwen', '/q/Svcfile', false));
     expect(error.code).toBe('ERR_ALIAS');
     expect(error.message).toContain(join(configDir, 'config.json'));
     expect(await readFile(join(configDir, 'config.json'), 'utf8')).toBe('not json');
@@ -241,14 +224,14 @@ describe('removeAlias', () => {
 
   it('refuses an unknown name with ERR_ALIAS naming it', async () => {
     await registerAlias(configDir, 'qwen', '/q/Svcfile', false);
-    const error = await failure(removeAlias(configDir, 'nope'));
+    const error = await rejectionOf(removeAlias(configDir, 'nope'));
     expect(error.code).toBe('ERR_ALIAS');
     expect(error.message).toContain('"nope"');
     expect(await readAliases(configDir)).toEqual({ qwen: '/q/Svcfile' });
   });
 
   it('refuses an unknown name when there is no registry at all, creating nothing', async () => {
-    const error = await failure(removeAlias(configDir, 'nope'));
+    const error = await rejectionOf(removeAlias(configDir, 'nope'));
     expect(error.code).toBe('ERR_ALIAS');
     await expect(stat(configDir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
@@ -258,14 +241,10 @@ describe('names that are also Object.prototype properties', () => {
   it.each(['toString', 'constructor', 'valueOf', 'hasOwnProperty'])(
     'treats %s as an ordinary, unregistered name',
     async (name) => {
-      const dir = await mkdtemp(join(tmpdir(), 'svc-proto-'));
-      try {
-        await expect(removeAlias(dir, name)).rejects.toMatchObject({ code: 'ERR_ALIAS' });
-        expect(await registerAlias(dir, name, '/x/Svcfile', false)).toBe('added');
-        expect(await readAliases(dir)).toEqual({ [name]: '/x/Svcfile' });
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      const dir = await tempDir('svc-proto-');
+      await expect(removeAlias(dir, name)).rejects.toMatchObject({ code: 'ERR_ALIAS' });
+      expect(await registerAlias(dir, name, '/x/Svcfile', false)).toBe('added');
+      expect(await readAliases(dir)).toEqual({ [name]: '/x/Svcfile' });
     },
   );
 

@@ -1,45 +1,13 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { SvcError } from '../errors.ts';
+import { rejectionOf } from '../../../test/support/errors.ts';
+import { serveLoopback } from '../../../test/support/http-server.ts';
 import { DEFAULT_FETCH_LIMITS, fetchText } from './fetch-text.ts';
 
 const LIMITS = { maxBytes: 1000, timeoutMs: 2000 };
-
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise((resolve) => {
-          server.closeAllConnections();
-          server.close(resolve);
-        }),
-    ),
-  );
-});
-
-/** A real server on 127.0.0.1, port 0; returns its base URL (no trailing slash). */
-async function serve(handler: RequestListener): Promise<string> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function failure(promise: Promise<unknown>): Promise<SvcError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SvcError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('fetchText', () => {
   it('has 1 MiB and 15 s default limits', () => {
@@ -48,7 +16,7 @@ describe('fetchText', () => {
 
   it('returns the body of a 200 reply', async () => {
     const seen: string[] = [];
-    const base = await serve((request, reply) => {
+    const base = await serveLoopback((request, reply) => {
       seen.push(`${request.method ?? ''} ${request.url ?? ''}`);
       reply.end('PROVIDER llamacpp\nMODEL ünïcode\n');
     });
@@ -59,40 +27,40 @@ describe('fetchText', () => {
   });
 
   it('uses the default limits when none are given', async () => {
-    const base = await serve((_request, reply) => reply.end('ok'));
+    const base = await serveLoopback((_request, reply) => reply.end('ok'));
     expect(await fetchText(`${base}/Svcfile`)).toBe('ok');
   });
 
   it('accepts a body of exactly maxBytes', async () => {
-    const base = await serve((_request, reply) => reply.end('x'.repeat(1000)));
+    const base = await serveLoopback((_request, reply) => reply.end('x'.repeat(1000)));
     expect(await fetchText(`${base}/Svcfile`, LIMITS)).toBe('x'.repeat(1000));
   });
 
   it('turns a 404 into ERR_FETCH "HTTP 404: not found", naming the URL', async () => {
-    const base = await serve((_request, reply) => {
+    const base = await serveLoopback((_request, reply) => {
       reply.statusCode = 404;
       reply.end('no such file');
     });
     const url = `${base}/missing/Svcfile`;
-    const error = await failure(fetchText(url, LIMITS));
+    const error = await rejectionOf(fetchText(url, LIMITS));
     expect(error.code).toBe('ERR_FETCH');
     expect(error.kind).toBe('user');
     expect(error.message).toBe(`fetching ${url}: HTTP 404: not found`);
   });
 
   it.each([500, 403, 301])('turns a %i reply into ERR_FETCH "HTTP <status>"', async (status) => {
-    const base = await serve((_request, reply) => {
+    const base = await serveLoopback((_request, reply) => {
       reply.statusCode = status;
       reply.end('nope');
     });
     const url = `${base}/Svcfile`;
-    const error = await failure(fetchText(url, LIMITS));
+    const error = await rejectionOf(fetchText(url, LIMITS));
     expect(error.code).toBe('ERR_FETCH');
     expect(error.message).toBe(`fetching ${url}: HTTP ${status}`);
   });
 
   it('returns an empty body for a 204', async () => {
-    const base = await serve((_request, reply) => {
+    const base = await serveLoopback((_request, reply) => {
       reply.statusCode = 204;
       reply.end();
     });
@@ -100,42 +68,42 @@ describe('fetchText', () => {
   });
 
   it('refuses a body larger than maxBytes', async () => {
-    const base = await serve((_request, reply) => reply.end('x'.repeat(5000)));
+    const base = await serveLoopback((_request, reply) => reply.end('x'.repeat(5000)));
     const url = `${base}/big`;
-    const error = await failure(fetchText(url, LIMITS));
+    const error = await rejectionOf(fetchText(url, LIMITS));
     expect(error.code).toBe('ERR_FETCH');
     expect(error.message).toBe(`fetching ${url}: the reply is larger than 1000 bytes`);
   });
 
   it('refuses a streamed body that grows past maxBytes', async () => {
-    const base = await serve((_request, reply) => {
+    const base = await serveLoopback((_request, reply) => {
       reply.write('x'.repeat(600));
       setTimeout(() => reply.end('y'.repeat(600)), 20);
     });
-    const error = await failure(fetchText(`${base}/big`, LIMITS));
+    const error = await rejectionOf(fetchText(`${base}/big`, LIMITS));
     expect(error.code).toBe('ERR_FETCH');
     expect(error.message).toContain('larger than 1000 bytes');
   });
 
   it('gives up on a server that never answers, naming the URL and the time', async () => {
-    const base = await serve(() => {
+    const base = await serveLoopback(() => {
       // never answer
     });
     const url = `${base}/slow/Svcfile`;
     const started = Date.now();
-    const error = await failure(fetchText(url, { maxBytes: 1000, timeoutMs: 300 }));
+    const error = await rejectionOf(fetchText(url, { maxBytes: 1000, timeoutMs: 300 }));
     expect(Date.now() - started).toBeLessThan(1500);
     expect(error.code).toBe('ERR_FETCH');
     expect(error.message).toBe(`fetching ${url}: no complete reply within 0.3 s`);
   });
 
   it('gives up on a body that stalls midway', async () => {
-    const base = await serve((_request, reply) => {
+    const base = await serveLoopback((_request, reply) => {
       reply.writeHead(200, { 'content-length': '100' });
       reply.write('partial');
     });
     const url = `${base}/stall`;
-    const error = await failure(fetchText(url, { maxBytes: 1000, timeoutMs: 300 }));
+    const error = await rejectionOf(fetchText(url, { maxBytes: 1000, timeoutMs: 300 }));
     expect(error.code).toBe('ERR_FETCH');
     expect(error.message).toContain(url);
     expect(error.message).toContain('no complete reply within 0.3 s');
@@ -143,7 +111,7 @@ describe('fetchText', () => {
 
   it('follows a 302 redirect to another path on the same server', async () => {
     const seen: string[] = [];
-    const base = await serve((request, reply) => {
+    const base = await serveLoopback((request, reply) => {
       seen.push(request.url ?? '');
       if (request.url === '/old/Svcfile') {
         reply.writeHead(302, { location: '/new/Svcfile' });
@@ -158,13 +126,13 @@ describe('fetchText', () => {
 
   it('ends a redirect loop in ERR_FETCH rather than looping forever', async () => {
     let hits = 0;
-    const base = await serve((_request, reply) => {
+    const base = await serveLoopback((_request, reply) => {
       hits += 1;
       reply.writeHead(302, { location: '/loop' });
       reply.end();
     });
     const url = `${base}/loop`;
-    const error = await failure(fetchText(url, LIMITS));
+    const error = await rejectionOf(fetchText(url, LIMITS));
     expect(error.code).toBe('ERR_FETCH');
     expect(error.message).toContain(url);
     expect(hits).toBeLessThanOrEqual(10);
@@ -176,7 +144,7 @@ describe('fetchText', () => {
     const { port } = server.address() as AddressInfo;
     await new Promise((resolve) => server.close(resolve));
     const url = `http://127.0.0.1:${port}/Svcfile`;
-    const error = await failure(fetchText(url, LIMITS));
+    const error = await rejectionOf(fetchText(url, LIMITS));
     expect(error.code).toBe('ERR_FETCH');
     expect(error.message.startsWith(`fetching ${url}: `)).toBe(true);
     expect(error.cause).toBeDefined();

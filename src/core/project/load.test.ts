@@ -1,12 +1,11 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { SvcError } from '../errors.ts';
+import { rejectionOf } from '../../../test/support/errors.ts';
+import { serveLoopback } from '../../../test/support/http-server.ts';
+import { tempDir } from '../../../test/support/temp-dir.ts';
 import type { AliasTable } from './aliases.ts';
 import { unwrap } from './diagnostics.ts';
 import {
@@ -23,46 +22,9 @@ import {
 } from './load.ts';
 import { parseSvcfile } from './parse.ts';
 
-let root: string;
-beforeAll(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'svc-load-')));
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (server) =>
-        new Promise((resolve) => {
-          server.closeAllConnections();
-          server.close(resolve);
-        }),
-    ),
-  );
-});
-
-async function failure(promise: Promise<unknown>): Promise<SvcError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SvcError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
-
-let counter = 0;
-/** A fresh empty directory under the temp root. */
+/** A fresh empty directory, by its real path (no symlinked /tmp), removed when the test ends. */
 async function freshDir(): Promise<string> {
-  counter += 1;
-  const dir = join(root, `case-${counter}`);
-  await mkdir(dir, { recursive: true });
-  return dir;
+  return realpath(await tempDir('svc-load-'));
 }
 
 async function svcfile(dir: string, text = 'PROVIDER llamacpp\n'): Promise<string> {
@@ -128,7 +90,7 @@ describe('locateProject with no target', () => {
 
   it('fails with ERR_PROJECT_NOT_FOUND mentioning SVC_ALIAS when there is no Svcfile', async () => {
     const cwd = await freshDir();
-    const error = await failure(locateProject(undefined, context(cwd)));
+    const error = await rejectionOf(locateProject(undefined, context(cwd)));
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
     expect(error.kind).toBe('user');
     expect(error.message).toContain(cwd);
@@ -138,7 +100,7 @@ describe('locateProject with no target', () => {
   it('fails when ./Svcfile is a directory', async () => {
     const cwd = await freshDir();
     await mkdir(join(cwd, 'Svcfile'));
-    const error = await failure(locateProject(undefined, context(cwd)));
+    const error = await rejectionOf(locateProject(undefined, context(cwd)));
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
   });
 
@@ -170,7 +132,7 @@ describe('locateProject with no target', () => {
   it('fails when SVC_ALIAS names an unregistered alias, even with a Svcfile in cwd', async () => {
     const cwd = await freshDir();
     await svcfile(cwd);
-    const error = await failure(
+    const error = await rejectionOf(
       locateProject(undefined, context(cwd, { SVC_ALIAS: 'x' }, { other: '/o/Svcfile' })),
     );
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
@@ -179,7 +141,7 @@ describe('locateProject with no target', () => {
 
   it('fails when SVC_ALIAS is not alias-shaped', async () => {
     const cwd = await freshDir();
-    const error = await failure(
+    const error = await rejectionOf(
       locateProject(undefined, context(cwd, { SVC_ALIAS: 'a/b' }, { 'a/b': '/o/Svcfile' })),
     );
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
@@ -189,7 +151,7 @@ describe('locateProject with no target', () => {
   it('fails when the SVC_ALIAS alias points at a file that is gone', async () => {
     const cwd = await freshDir();
     const gone = join(cwd, 'gone', 'Svcfile');
-    const error = await failure(
+    const error = await rejectionOf(
       locateProject(undefined, context(cwd, { SVC_ALIAS: 'qwen' }, { qwen: gone })),
     );
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
@@ -241,14 +203,14 @@ describe('locateProject with a path', () => {
   it('fails on a directory without a Svcfile, naming the target', async () => {
     const cwd = await freshDir();
     await mkdir(join(cwd, 'empty'));
-    const error = await failure(locateProject('empty', context(cwd)));
+    const error = await rejectionOf(locateProject('empty', context(cwd)));
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
     expect(error.message).toContain('empty');
   });
 
   it('fails on a path that does not exist', async () => {
     const cwd = await freshDir();
-    const error = await failure(locateProject('./nowhere/Svcfile', context(cwd)));
+    const error = await rejectionOf(locateProject('./nowhere/Svcfile', context(cwd)));
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
     expect(error.message).toContain('./nowhere/Svcfile');
   });
@@ -307,7 +269,7 @@ describe('locateProject with an alias', () => {
   it('fails on an alias whose target is gone, saying how to re-point or delete it', async () => {
     const cwd = await freshDir();
     const gone = join(await freshDir(), 'deleted', 'Svcfile');
-    const error = await failure(locateProject('old', context(cwd, {}, { old: gone })));
+    const error = await rejectionOf(locateProject('old', context(cwd, {}, { old: gone })));
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
     expect(error.message).toContain('alias "old"');
     expect(error.message).toContain(gone);
@@ -317,7 +279,7 @@ describe('locateProject with an alias', () => {
 
   it('fails on an unknown name that is no path either', async () => {
     const cwd = await freshDir();
-    const error = await failure(locateProject('nope', context(cwd, {}, { other: '/o' })));
+    const error = await rejectionOf(locateProject('nope', context(cwd, {}, { other: '/o' })));
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
     expect(error.message).toContain('nope');
   });
@@ -334,13 +296,11 @@ describe('locateProject with an alias', () => {
 describe('locateProject with a URL', () => {
   it('takes an http URL as given, without fetching it', async () => {
     let hits = 0;
-    const server = createServer((_request, reply) => {
+    const base = await serveLoopback((_request, reply) => {
       hits += 1;
       reply.end('PROVIDER vllm\n');
     });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x/Svcfile`;
+    const url = `${base}/x/Svcfile`;
     const ctx = context(await freshDir());
     expect(await locateProject(url, ctx)).toEqual({ origin: { kind: 'url', url }, notes: [] });
     expect(ctx.calls()).toBe(0);
@@ -368,14 +328,14 @@ describe('readOrigin and readPreset', () => {
 
   it('fails on a missing file with ERR_PROJECT_NOT_FOUND naming it', async () => {
     const path = join(await freshDir(), 'Svcfile');
-    const error = await failure(readOrigin({ kind: 'file', path }));
+    const error = await rejectionOf(readOrigin({ kind: 'file', path }));
     expect(error.code).toBe('ERR_PROJECT_NOT_FOUND');
     expect(error.message).toBe(`cannot read ${path} (ENOENT)`);
   });
 
   it('serves a URL origin through fetchText', async () => {
     const seen: string[] = [];
-    const server = createServer((request, reply) => {
+    const base = await serveLoopback((request, reply) => {
       seen.push(request.url ?? '');
       if (request.url === '/missing') {
         reply.statusCode = 404;
@@ -384,21 +344,18 @@ describe('readOrigin and readPreset', () => {
       }
       reply.end('PROVIDER vllm\nMODEL m\n');
     });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     expect(await readOrigin({ kind: 'url', url: `${base}/x/Svcfile` })).toBe(
       'PROVIDER vllm\nMODEL m\n',
     );
     expect(seen).toEqual(['/x/Svcfile']);
-    const error = await failure(readOrigin({ kind: 'url', url: `${base}/missing` }));
+    const error = await rejectionOf(readOrigin({ kind: 'url', url: `${base}/missing` }));
     expect(error.code).toBe('ERR_FETCH');
     expect(error.message).toBe(`fetching ${base}/missing: HTTP 404: not found`);
   });
 
   it('names the preset when reading it fails', async () => {
     const path = join(await freshDir(), 'preset.ini');
-    const error = await failure(readPreset({ kind: 'file', path }));
+    const error = await rejectionOf(readPreset({ kind: 'file', path }));
     expect(error.code).toBe('ERR_PROJECT');
     expect(error.message).toBe(`reading preset ${path}: cannot read ${path} (ENOENT)`);
   });
@@ -541,7 +498,7 @@ describe('projectEnvironment', () => {
     const dir = await freshDir();
     const path = await svcfile(dir);
     await mkdir(join(dir, '.env'));
-    const error = await failure(
+    const error = await rejectionOf(
       projectEnvironment(project('PROVIDER llamacpp\n', path), { kind: 'file', path }, {}),
     );
     expect(error.code).toBe('ERR_PROJECT');

@@ -1,33 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import {
-  type BaseUrl,
-  type Keyword,
-  KEYWORDS,
-  parseBaseUrl,
-  parseSvcfile,
-  type RawProject,
-} from './parse.ts';
+import { parseHelpers } from '../../../test/support/parse-result.ts';
+import { type BaseUrl, type Keyword, KEYWORDS, parseBaseUrl, parseSvcfile } from './parse.ts';
 
 const SOURCE = 'proj/Svcfile';
 const EXPECTED_LIST = 'PROVIDER, MODEL, ALIAS, CONTEXT, OUTPUT, PARALLEL, BASEURL, PRESET, ENV';
 
-function parsed(text: string, source = SOURCE): RawProject {
-  const result = parseSvcfile(text, source);
-  if (!result.ok) {
-    throw new Error(`expected the Svcfile to parse, got:\n${result.problems.join('\n')}`);
-  }
-  return result.value;
-}
-
-function problems(text: string, source = SOURCE): string[] {
-  const result = parseSvcfile(text, source);
-  if (result.ok) {
-    throw new Error(`expected the Svcfile to be refused:\n${text}`);
-  }
-  return result.problems;
-}
+const { parsed, problems } = parseHelpers(parseSvcfile, 'the Svcfile', SOURCE);
 
 /** One instruction after a valid PROVIDER line, so line numbers in messages are 2. */
 function withProvider(line: string): string {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
+import { parseHelpers } from '../../../test/support/parse-result.ts';
 import {
   parsePreset,
   type Preset,
@@ -11,21 +12,7 @@ import {
 
 const SOURCE = 'presets/qwen.ini';
 
-function parsed(text: string, source = SOURCE): Preset {
-  const result = parsePreset(text, source);
-  if (!result.ok) {
-    throw new Error(`expected the preset to parse, got:\n${result.problems.join('\n')}`);
-  }
-  return result.value;
-}
-
-function problems(text: string, source = SOURCE): string[] {
-  const result = parsePreset(text, source);
-  if (result.ok) {
-    throw new Error(`expected the preset to be refused:\n${text}`);
-  }
-  return result.problems;
-}
+const { parsed, problems } = parseHelpers(parsePreset, 'the preset', SOURCE);
 
 function entry(key: string, value: string): PresetEntry {
   return { key, value };

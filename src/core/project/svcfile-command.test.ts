@@ -4,9 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { thrownBy } from '../../../test/support/errors.ts';
 import { buildCommand } from '../engines/build-command.ts';
 import { formatCommand } from '../engines/shell-quote.ts';
-import { SvcError } from '../errors.ts';
+import type { SvcError } from '../errors.ts';
 import { unwrap } from './diagnostics.ts';
 import { parseSvcfile } from './parse.ts';
 import { parsePreset } from './preset.ts';
@@ -28,15 +29,7 @@ function command(svcfile: string, preset?: string, supervised = false): string {
 }
 
 function failure(svcfile: string, preset?: string): SvcError {
-  try {
-    command(svcfile, preset);
-  } catch (error) {
-    if (error instanceof SvcError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a failure');
+  return thrownBy(() => command(svcfile, preset));
 }
 
 const lines = (...parts: string[]): string => `${parts.join('\n')}\n`;

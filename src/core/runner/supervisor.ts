@@ -4,15 +4,21 @@
  * (store the carried config and key), so a start that fails changes nothing (spec §3 table).
  */
 import { buildCommand } from '../engines/build-command.ts';
-import { engineEndpoint } from '../engines/engine-endpoint.ts';
+import { engineEndpoint, localEngineUrl } from '../engines/engine-endpoint.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
-import { ENGINES } from '../engines/engine-table.ts';
+import { type EngineDefinition, ENGINES } from '../engines/engine-table.ts';
 import { locateBinary } from '../engines/locate-binary.ts';
 import { SvcError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { StateRecord } from '../state/record.ts';
 import { describeExit, type EngineProcess, startEngineProcess } from './engine-process.ts';
 import { clearPidRecord, writePidRecord } from './pid-record.ts';
+
+/** Watches a running engine (the telemetry sampler); told when one starts and when it ends. */
+export interface EngineMonitor {
+  begin(target: { engine: EngineDefinition; baseUrl: string; keyFile?: string }): void;
+  end(): void;
+}
 
 export interface SupervisorOptions {
   readonly record: StateRecord;
@@ -23,6 +29,7 @@ export interface SupervisorOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly startWindowMs: number;
   readonly stopGraceMs: number;
+  readonly monitor?: EngineMonitor;
   readonly now?: () => Date;
 }
 
@@ -130,13 +137,21 @@ export class Supervisor {
 
     this.engine = started;
     this.stopping = false;
+    const endpoint = engineEndpoint(spec.runner, command.args, {
+      keyed: spec.keyFile !== undefined,
+    });
     record.started({
       runner: spec.runner,
       ...(spec.model === undefined ? {} : { model: spec.model }),
       ...(spec.alias === undefined ? {} : { servedName: spec.alias }),
       startedAt: this.now(),
-      endpoint: engineEndpoint(spec.runner, command.args, { keyed: spec.keyFile !== undefined }),
+      endpoint,
       logPath: this.options.logPath,
+    });
+    this.options.monitor?.begin({
+      engine,
+      baseUrl: localEngineUrl(spec.runner, command.args, endpoint.port),
+      ...(spec.keyFile === undefined ? {} : { keyFile: spec.keyFile }),
     });
     logger.info('engine started', {
       runner: spec.runner,
@@ -154,6 +169,7 @@ export class Supervisor {
       return;
     }
     this.engine = undefined;
+    this.options.monitor?.end();
     await clearPidRecord(this.options.pidPath);
     if (this.stopping) {
       this.options.record.ended('stopped');

@@ -3,7 +3,15 @@
  * record and keep answering after a stop"). The supervisor writes the engine's state into it;
  * readers take snapshots. Pure: every method that needs the time takes `now`.
  */
-import type { EngineEndpoint, EngineState, Stats, StatusResponse } from '../contract/schemas.ts';
+import type {
+  EngineEndpoint,
+  EngineState,
+  Stats,
+  StatusResponse,
+  TokenStats,
+} from '../contract/schemas.ts';
+import { isActivity } from './activity.ts';
+import { addSample, type HistorySample, percent } from './history.ts';
 
 export interface EngineRun {
   readonly runner: string;
@@ -14,15 +22,31 @@ export interface EngineRun {
   readonly logPath?: string;
 }
 
+/** Host readings of the last sampler tick. */
+export interface HostReading {
+  readonly cpu?: NonNullable<Stats['cpu']>;
+  readonly memory?: NonNullable<Stats['memory']>;
+  readonly gpus?: NonNullable<Stats['gpus']>;
+  /** Collection failures of that tick (`gpu: …`); an absent source is not one. */
+  readonly errors: readonly string[];
+}
+
 export interface RecordSnapshot {
   readonly state: EngineState;
   readonly run?: EngineRun;
   readonly lastActiveAt?: Date;
   readonly ready?: 'ready' | 'not-ready';
+  /** The engine's counters at the last successful read. */
+  readonly tokens?: TokenStats;
+  /** Why the last counter read failed, when it did. */
+  readonly tokensError?: string;
+  readonly host?: HostReading;
+  /** Kept across a stop, cleared when the next engine starts (spec §2.4). */
+  readonly history: readonly HistorySample[];
 }
 
 export class StateRecord {
-  private current: RecordSnapshot = { state: 'idle' };
+  private current: RecordSnapshot = { state: 'idle', history: [] };
 
   snapshot(): RecordSnapshot {
     return this.current;
@@ -30,13 +54,77 @@ export class StateRecord {
 
   /** spec §3: a start is activity, so lastActiveAt moves forward to the start time. */
   started(run: EngineRun): void {
-    this.current = { state: 'running', run, lastActiveAt: run.startedAt };
+    this.current = { state: 'running', run, lastActiveAt: run.startedAt, history: [] };
   }
 
-  /** Stopped on request or crashed; the last run stays for status, readiness goes. */
+  /** Stopped on request or crashed; the last run, lastActiveAt and history stay; live readings go. */
   ended(state: 'stopped' | 'crashed'): void {
-    const { ready: _ready, ...rest } = this.current;
+    const {
+      ready: _ready,
+      tokens: _tokens,
+      tokensError: _error,
+      host: _host,
+      ...rest
+    } = this.current;
     this.current = { ...rest, state };
+  }
+
+  /**
+   * A counter reading, from the sampler or from a metrics request alike (spec §3): activity when
+   * requests are in flight or the counter moved since the previous reading.
+   */
+  observeTokens(tokens: TokenStats | undefined, error: string | undefined, at: Date): void {
+    if (this.current.state !== 'running') {
+      return;
+    }
+    const { tokensError: _previous, ...rest } = this.current;
+    if (tokens === undefined) {
+      this.current = error === undefined ? rest : { ...rest, tokensError: error };
+      return;
+    }
+    const active = isActivity(tokens, this.current.tokens?.counter);
+    this.current = { ...rest, tokens };
+    if (active) {
+      this.active(at);
+    }
+  }
+
+  /** One sampler tick's host reading, appended to history as a one-letter sample. */
+  observeHost(reading: HostReading, at: Date): void {
+    if (this.current.state !== 'running') {
+      return;
+    }
+    const sample: HistorySample = {
+      t: Math.floor(at.getTime() / 1000),
+      ...(reading.cpu === undefined ? {} : { c: reading.cpu.utilization }),
+      ...(reading.memory === undefined || reading.memory.total <= 0
+        ? {}
+        : { m: percent(reading.memory.used, reading.memory.total) }),
+      ...(reading.gpus === undefined || reading.gpus.length === 0
+        ? {}
+        : {
+            g: reading.gpus.map((gpu) => ({
+              i: gpu.index,
+              u: gpu.utilization ?? 0,
+              ...(gpu.memoryTotal === undefined ||
+              gpu.memoryTotal <= 0 ||
+              gpu.memoryUsed === undefined
+                ? {}
+                : { m: percent(gpu.memoryUsed, gpu.memoryTotal) }),
+            })),
+          }),
+    };
+    const hasFigures = sample.c !== undefined || sample.m !== undefined || sample.g !== undefined;
+    const current = {
+      ...(reading.cpu === undefined ? {} : { cpu: reading.cpu }),
+      ...(reading.memory === undefined ? {} : { memory: reading.memory }),
+      ...(reading.gpus === undefined ? {} : { gpus: reading.gpus }),
+    };
+    this.current = {
+      ...this.current,
+      host: reading,
+      history: hasFigures ? addSample(this.current.history, sample, current) : this.current.history,
+    };
   }
 
   setReady(ready: 'ready' | 'not-ready' | undefined): void {
@@ -95,16 +183,32 @@ export function statusOf(snapshot: RecordSnapshot, now: Date, version: string): 
   };
 }
 
-/** spec §2.4 Stats: the record's part; the telemetry sampler adds readings. */
+/**
+ * spec §2.4 Stats. Live readings (tokens, host, errors) only while running; a stopped engine keeps
+ * lastActiveAt and history (spec §4.1 rule 6). retainUntil is for cloud nodes and never set here.
+ */
 export function statsOf(snapshot: RecordSnapshot, now: Date): Stats {
   const run = snapshot.run;
   const running = snapshot.state === 'running';
+  const host = running ? snapshot.host : undefined;
+  const errors = running
+    ? [
+        ...(snapshot.tokensError === undefined ? [] : [snapshot.tokensError]),
+        ...(host?.errors ?? []),
+      ]
+    : [];
   return {
     state: snapshot.state,
     ...(run === undefined ? {} : { runner: run.runner }),
     ...(run?.model === undefined ? {} : { modelId: run.model }),
     ...(run?.servedName === undefined ? {} : { servedName: run.servedName }),
     ...(run === undefined ? {} : { uptimeSeconds: uptime(snapshot, now) }),
+    ...(running && snapshot.tokens !== undefined ? { tokens: snapshot.tokens } : {}),
+    ...(host?.gpus === undefined ? {} : { gpus: host.gpus }),
+    ...(host?.cpu === undefined ? {} : { cpu: host.cpu }),
+    ...(host?.memory === undefined ? {} : { memory: host.memory }),
+    ...(snapshot.history.length === 0 ? {} : { history: [...snapshot.history] }),
+    ...(errors.length === 0 ? {} : { errors }),
     ...activity(snapshot, now),
     ...(running && snapshot.ready !== undefined ? { ready: snapshot.ready } : {}),
   };

@@ -1,0 +1,195 @@
+/**
+ * The background sampler (spec §3, §8): while an engine runs, one tick every 15 s (the
+ * SVC_SAMPLE_INTERVAL_SECONDS setting shortens it for tests) reads the engine's counters, its
+ * readiness and the host, and writes them into the state record. Ticks never overlap, every read
+ * has a timeout, and nothing here is awaited by an API request except the optional counter
+ * refresh a metrics read asks for.
+ */
+import { readFile } from 'node:fs/promises';
+
+import { request } from 'undici';
+
+import type { EngineDefinition } from '../engines/engine-table.ts';
+import type { StateRecord } from '../state/record.ts';
+import { tokenStats } from './engine-metrics.ts';
+import { type GpuReading, readGpus } from './gpu.ts';
+import { cpuPercent, type CpuTimes, readCpuTimes, readMemory } from './host.ts';
+import { parsePrometheus } from './prometheus.ts';
+import { checkReadiness } from './readiness.ts';
+
+export const DEFAULT_SAMPLE_INTERVAL_MS = 15_000;
+const READ_TIMEOUT_MS = 5_000;
+const MAX_SCRAPE_BYTES = 1024 * 1024;
+
+export interface SampleTarget {
+  readonly engine: EngineDefinition;
+  /** `http://host:port` the engine answers on from this machine. */
+  readonly baseUrl: string;
+  /** File holding the engine key, when the engine is gated (its /metrics wants the key too). */
+  readonly keyFile?: string;
+}
+
+export interface SamplerOptions {
+  readonly record: StateRecord;
+  readonly intervalMs: number;
+  readonly now?: () => Date;
+  readonly readGpus?: () => Promise<GpuReading>;
+}
+
+async function readKey(path: string | undefined): Promise<string | undefined> {
+  if (path === undefined) {
+    return undefined;
+  }
+  try {
+    return (await readFile(path, 'utf8')).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Scrapes the engine's Prometheus endpoint; returns the counters or why it could not. */
+async function scrape(
+  target: SampleTarget,
+  key: string | undefined,
+): Promise<{ tokens?: ReturnType<typeof tokenStats>; error?: string }> {
+  const dialect = target.engine.metrics;
+  if (dialect === undefined) {
+    return {};
+  }
+  const url = `${target.baseUrl}/metrics`;
+  try {
+    const reply = await request(url, {
+      method: 'GET',
+      signal: AbortSignal.timeout(READ_TIMEOUT_MS),
+      headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+    });
+    if (reply.statusCode !== 200) {
+      await reply.body.dump();
+      return { error: `engine metrics (${url}): HTTP ${reply.statusCode}` };
+    }
+    let text = '';
+    for await (const chunk of reply.body) {
+      text += (chunk as Buffer).toString('utf8');
+      if (text.length > MAX_SCRAPE_BYTES) {
+        reply.body.destroy();
+        return { error: `engine metrics (${url}): reply larger than ${MAX_SCRAPE_BYTES} bytes` };
+      }
+    }
+    const tokens = tokenStats(dialect, parsePrometheus(text));
+    return tokens === undefined
+      ? { error: `engine metrics (${url}): no ${dialect} series in the reply` }
+      : { tokens };
+  } catch (error) {
+    return { error: `engine metrics (${url}): ${(error as Error).message}` };
+  }
+}
+
+export class Sampler {
+  private target: SampleTarget | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private previousCpu: CpuTimes | undefined;
+  private readonly now: () => Date;
+  private readonly gpus: () => Promise<GpuReading>;
+
+  constructor(private readonly options: SamplerOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.gpus = options.readGpus ?? (() => readGpus());
+  }
+
+  /** Starts sampling a freshly started engine: a first tick now, then one per interval. */
+  begin(target: SampleTarget): void {
+    this.end();
+    this.target = target;
+    void readCpuTimes()
+      .catch(() => undefined)
+      .then((times) => {
+        this.previousCpu = times;
+      })
+      .then(() => this.tick());
+    this.timer = setInterval(() => {
+      void this.tick();
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  end(): void {
+    if (this.timer !== undefined) {
+      clearInterval(this.timer);
+    }
+    this.timer = undefined;
+    this.target = undefined;
+  }
+
+  /** A counter read for GET /v1/metrics: fed to the record like a tick's, but only the counters. */
+  async refreshTokens(): Promise<void> {
+    const target = this.target;
+    if (target === undefined) {
+      return;
+    }
+    const { tokens, error } = await scrape(target, await readKey(target.keyFile));
+    if (this.target === target) {
+      this.options.record.observeTokens(tokens, error, this.now());
+    }
+  }
+
+  /** One tick; a tick still running when the next is due makes the next one a no-op. */
+  tick(): Promise<void> {
+    this.ticking ??= this.sampleOnce().finally(() => {
+      this.ticking = undefined;
+    });
+    return this.ticking;
+  }
+
+  private async sampleOnce(): Promise<void> {
+    const target = this.target;
+    if (target === undefined) {
+      return;
+    }
+    const key = await readKey(target.keyFile);
+    const [counters, ready, host] = await Promise.all([
+      scrape(target, key),
+      checkReadiness(target.engine.health, target.baseUrl, key, READ_TIMEOUT_MS),
+      this.readHost(),
+    ]);
+    if (this.target !== target) {
+      return;
+    }
+    const { record } = this.options;
+    const at = this.now();
+    record.observeTokens(counters.tokens, counters.error, at);
+    record.setReady(ready);
+    record.observeHost(host, at);
+  }
+
+  private async readHost(): Promise<Parameters<StateRecord['observeHost']>[0]> {
+    const errors: string[] = [];
+    const [times, memory, gpus] = await Promise.all([
+      readCpuTimes().catch((error: unknown) => {
+        errors.push(`cpu: ${(error as Error).message}`);
+        return undefined;
+      }),
+      readMemory().catch((error: unknown) => {
+        errors.push(`memory: ${(error as Error).message}`);
+        return undefined;
+      }),
+      this.gpus(),
+    ]);
+    const utilization =
+      this.previousCpu !== undefined && times !== undefined
+        ? cpuPercent(this.previousCpu, times)
+        : undefined;
+    if (times !== undefined) {
+      this.previousCpu = times;
+    }
+    if ('error' in gpus) {
+      errors.push(gpus.error);
+    }
+    return {
+      ...(utilization === undefined ? {} : { cpu: { utilization } }),
+      ...(memory === undefined ? {} : { memory }),
+      ...('gpus' in gpus && gpus.gpus.length > 0 ? { gpus: gpus.gpus } : {}),
+      errors,
+    };
+  }
+}
