@@ -91,7 +91,7 @@ export async function readMemory(): Promise<{ total: number; used: number } | un
         if (error === null) {
           resolve(stdout);
         } else {
-          reject(error);
+          reject(new Error(`vm_stat failed: ${error.message}`));
         }
       });
     });

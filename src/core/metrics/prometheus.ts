@@ -60,7 +60,7 @@ function parseLabels(
         value += next === 'n' ? '\n' : (next ?? '');
         index += 2;
       } else {
-        value += line[index];
+        value += line.charAt(index);
         index += 1;
       }
     }
