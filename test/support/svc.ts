@@ -3,14 +3,12 @@
  * test reads or writes the developer's own aliases.
  */
 import type { SpawnOptions } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-import { onTestFinished } from 'vitest';
 
 import { REPO_ROOT, testPath } from './engines.ts';
 import { runToEnd } from './processes.ts';
+
+export { tempDir } from './temp-dir.ts';
 
 export const SVC = join(REPO_ROOT, 'dist', 'cli.js');
 
@@ -25,13 +23,4 @@ export function runSvc(args: readonly string[], options: SvcRun = {}): ReturnTyp
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   };
   return runToEnd(SVC, args, spawnOptions);
-}
-
-/** A temp directory removed when the current test ends. */
-export async function tempDir(prefix = 'svc-test-'): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  onTestFinished(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-  return dir;
 }
