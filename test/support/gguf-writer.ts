@@ -94,6 +94,19 @@ class ByteSink {
   }
 }
 
+/** An array value: the array tag, the element type, the count, then each element. */
+function writeArray<T>(
+  sink: ByteSink,
+  elementType: number,
+  items: readonly T[],
+  write: (item: T) => void,
+): void {
+  sink.u32(VALUE_TYPE.array);
+  sink.u32(elementType);
+  sink.u64(items.length);
+  items.forEach(write);
+}
+
 function writeValue(sink: ByteSink, value: GgufValue): void {
   switch (value.type) {
     case 'u32':
@@ -117,26 +130,17 @@ function writeValue(sink: ByteSink, value: GgufValue): void {
       sink.string(value.value);
       return;
     case 'string[]':
-      sink.u32(VALUE_TYPE.array);
-      sink.u32(VALUE_TYPE.string);
-      sink.u64(value.value.length);
-      value.value.forEach((item) => {
+      writeArray(sink, VALUE_TYPE.string, value.value, (item) => {
         sink.string(item);
       });
       return;
     case 'f32[]':
-      sink.u32(VALUE_TYPE.array);
-      sink.u32(VALUE_TYPE.f32);
-      sink.u64(value.value.length);
-      value.value.forEach((item) => {
+      writeArray(sink, VALUE_TYPE.f32, value.value, (item) => {
         sink.f32(item);
       });
       return;
     case 'i32[]':
-      sink.u32(VALUE_TYPE.array);
-      sink.u32(VALUE_TYPE.i32);
-      sink.u64(value.value.length);
-      value.value.forEach((item) => {
+      writeArray(sink, VALUE_TYPE.i32, value.value, (item) => {
         sink.i32(item);
       });
       return;
