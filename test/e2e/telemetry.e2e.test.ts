@@ -1,0 +1,208 @@
+/**
+ * Telemetry end to end (spec §2.1, §2.4, §3): the real llama-server's counters move with a
+ * completion and move lastActiveAt; status and metrics agree; readiness flips while a (fake,
+ * slow-loading) engine loads; GPU readings come from an nvidia-smi on PATH, and a failing one is
+ * an error entry.
+ */
+import { join } from 'node:path';
+
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { FAKE_BIN_DIR, freePort, startTestDaemon, waitForStatus } from '../support/daemon.ts';
+import { REPO_ROOT } from '../support/engines.ts';
+import { tempDir } from '../support/svc.ts';
+import { writeTinyModel } from '../support/tiny-model.ts';
+
+const FIXTURES = join(REPO_ROOT, 'test', 'fixtures');
+const FAST = { SVC_SAMPLE_INTERVAL_SECONDS: '0.3' };
+
+let model: string;
+beforeAll(async () => {
+  const { mkdtemp } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  model = await writeTinyModel(join(await mkdtemp(join(tmpdir(), 'svc-telemetry-')), 'tiny.gguf'));
+});
+
+async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) {
+      return value;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('telemetry with the real llama-server', () => {
+  it('reports real counters; a completion moves them and lastActiveAt; status and metrics agree', async () => {
+    const node = await startTestDaemon({ configDir: await tempDir(), env: FAST });
+    expect((await node.call('GET', '/v1/metrics')).json).toEqual({ state: 'idle' });
+
+    const port = await freePort();
+    await node.call('POST', '/v1/start', {
+      body: {
+        runner: 'llamacpp',
+        modelId: model,
+        servedModelName: 'tiny',
+        serveArgs: ['--host', '127.0.0.1', '--port', String(port)],
+      },
+    });
+    await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
+    const before = await until(
+      async () => (await node.call('GET', '/v1/metrics')).json,
+      (stats) =>
+        stats['ready'] === 'ready' &&
+        Array.isArray(stats['history']) &&
+        (stats['history'] as unknown[]).length >= 2,
+    );
+    expect(before).toMatchObject({
+      state: 'running',
+      runner: 'llamacpp',
+      modelId: model,
+      servedName: 'tiny',
+      ready: 'ready',
+      tokens: { running: 0, counter: 0, promptTokens: 0, generationTokens: 0 },
+      cpu: { utilization: expect.any(Number) as number },
+      memory: { total: expect.any(Number) as number, used: expect.any(Number) as number },
+    });
+    expect(before).not.toHaveProperty('gpus');
+    expect(before).not.toHaveProperty('retainUntil');
+    const history = before['history'] as { t: number; c?: number; m?: number }[];
+    expect(history[0]).toEqual({
+      t: expect.any(Number) as number,
+      c: expect.any(Number) as number,
+      m: expect.any(Number) as number,
+    });
+    expect(history.map((sample) => sample.t)).toEqual(
+      [...history.map((sample) => sample.t)].sort((a, b) => a - b),
+    );
+
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const reply = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'hello world', max_tokens: 6 }),
+    });
+    expect(reply.status).toBe(200);
+    await reply.text();
+
+    const after = await until(
+      async () => (await node.call('GET', '/v1/metrics')).json,
+      (stats) => (stats['tokens'] as { counter: number }).counter > 0,
+    );
+    const tokens = after['tokens'] as {
+      counter: number;
+      promptTokens: number;
+      generationTokens: number;
+    };
+    expect(tokens.promptTokens).toBeGreaterThan(0);
+    expect(tokens.generationTokens).toBe(6);
+    expect(tokens.counter).toBeGreaterThanOrEqual(tokens.promptTokens + tokens.generationTokens);
+    expect(Date.parse(String(after['lastActiveAt']))).toBeGreaterThan(
+      Date.parse(String(before['lastActiveAt'])),
+    );
+
+    const status = (await node.call('GET', '/v1/status')).json;
+    const stats = (await node.call('GET', '/v1/metrics')).json;
+    expect(status['lastActiveAt']).toBe(stats['lastActiveAt']);
+    expect(status['servedName']).toBe(stats['servedName']);
+    expect(status['ready']).toBe('ready');
+
+    // Stopped: no tokens, no live readings, but lastActiveAt and history survive.
+    await node.call('POST', '/v1/stop');
+    const stopped = (await node.call('GET', '/v1/metrics')).json;
+    expect(stopped).toMatchObject({ state: 'stopped', lastActiveAt: after['lastActiveAt'] });
+    expect(stopped['history']).toEqual(expect.any(Array));
+    for (const live of ['tokens', 'gpus', 'cpu', 'memory', 'ready', 'errors']) {
+      expect(stopped).not.toHaveProperty(live);
+    }
+    expect((await node.call('GET', '/v1/status')).json).not.toHaveProperty('ready');
+    expect(await node.terminate()).toBe(0);
+  });
+});
+
+describe('telemetry with fake engines and GPU tools', () => {
+  it('reports not-ready while the engine loads, then ready', async () => {
+    const node = await startTestDaemon({
+      configDir: await tempDir(),
+      path: [FAKE_BIN_DIR],
+      env: { ...FAST, FAKE_ENGINE: 'slow-health:2500' },
+    });
+    const port = await freePort();
+    await node.call('POST', '/v1/start', {
+      body: { runner: 'llamacpp', modelId: 'org/m', serveArgs: ['--port', String(port)] },
+    });
+    const loading = await until(
+      async () => (await node.call('GET', '/v1/status')).json,
+      (status) => status['ready'] !== undefined,
+    );
+    expect(loading['ready']).toBe('not-ready');
+    expect(loading['state']).toBe('running');
+    const ready = await until(
+      async () => (await node.call('GET', '/v1/status')).json,
+      (status) => status['ready'] === 'ready',
+    );
+    expect(ready['ready']).toBe('ready');
+    expect(await node.terminate()).toBe(0);
+  });
+
+  it('reads GPUs from nvidia-smi on PATH, [N/A] figures absent, into gpus and history', async () => {
+    const node = await startTestDaemon({
+      configDir: await tempDir(),
+      path: [join(FIXTURES, 'gpu-ok'), FAKE_BIN_DIR],
+      env: FAST,
+    });
+    await node.call('POST', '/v1/start', {
+      body: { runner: 'mtplx', modelId: 'org/m', serveArgs: ['--port', String(await freePort())] },
+    });
+    const stats = await until(
+      async () => (await node.call('GET', '/v1/metrics')).json,
+      (value) => value['gpus'] !== undefined && value['history'] !== undefined,
+    );
+    expect(stats['gpus']).toEqual([
+      {
+        index: 0,
+        name: 'NVIDIA H100 80GB HBM3',
+        utilization: 37,
+        memoryUsed: 40960 * 1024 * 1024,
+        memoryTotal: 81559 * 1024 * 1024,
+        temperature: 52,
+      },
+      { index: 1, name: 'NVIDIA GB10', temperature: 41 },
+    ]);
+    const [sample] = stats['history'] as { g: unknown[] }[];
+    expect(sample?.g).toEqual([
+      { i: 0, u: 37, m: 50.2 },
+      { i: 1, u: 0 },
+    ]);
+    // mtplx has no Prometheus endpoint: no tokens, and that is not an error.
+    expect(stats).not.toHaveProperty('tokens');
+    expect(stats).not.toHaveProperty('errors');
+    expect(await node.terminate()).toBe(0);
+  });
+
+  it('reports a failing GPU tool in errors and omits gpus', async () => {
+    const node = await startTestDaemon({
+      configDir: await tempDir(),
+      path: [join(FIXTURES, 'gpu-failing'), FAKE_BIN_DIR],
+      env: FAST,
+    });
+    await node.call('POST', '/v1/start', {
+      body: { runner: 'mtplx', modelId: 'org/m', serveArgs: ['--port', String(await freePort())] },
+    });
+    const stats = await until(
+      async () => (await node.call('GET', '/v1/metrics')).json,
+      (value) => value['errors'] !== undefined,
+    );
+    expect(stats).not.toHaveProperty('gpus');
+    expect(stats['errors']).toEqual([
+      expect.stringMatching(/^gpu: nvidia-smi failed: NVIDIA-SMI has failed/),
+    ]);
+    expect(await node.terminate()).toBe(0);
+  });
+});
