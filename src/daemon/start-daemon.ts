@@ -48,7 +48,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     monitor: sampler,
     record,
     logger: options.logger,
-    logPath: engineLog,
+    output: { kind: 'log', path: engineLog },
     pidPath,
     env: options.env,
     startWindowMs: options.startWindowMs ?? 500,

@@ -19,6 +19,8 @@ import { checkReadiness } from './readiness.ts';
 
 export const DEFAULT_SAMPLE_INTERVAL_MS = 15_000;
 const READ_TIMEOUT_MS = 5_000;
+/** A metrics request waits at most this long for fresh counters, then answers with the last ones. */
+const REFRESH_TIMEOUT_MS = 2_000;
 const MAX_SCRAPE_BYTES = 1024 * 1024;
 
 export interface SampleTarget {
@@ -51,6 +53,7 @@ async function readKey(path: string | undefined): Promise<string | undefined> {
 async function scrape(
   target: SampleTarget,
   key: string | undefined,
+  timeoutMs = READ_TIMEOUT_MS,
 ): Promise<{ tokens?: ReturnType<typeof tokenStats>; error?: string }> {
   const dialect = target.engine.metrics;
   if (dialect === undefined) {
@@ -60,7 +63,7 @@ async function scrape(
   try {
     const reply = await request(url, {
       method: 'GET',
-      signal: AbortSignal.timeout(READ_TIMEOUT_MS),
+      signal: AbortSignal.timeout(timeoutMs),
       headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
     });
     if (reply.statusCode !== 200) {
@@ -127,7 +130,11 @@ export class Sampler {
     if (target === undefined) {
       return;
     }
-    const { tokens, error } = await scrape(target, await readKey(target.keyFile));
+    const { tokens, error } = await scrape(
+      target,
+      await readKey(target.keyFile),
+      REFRESH_TIMEOUT_MS,
+    );
     if (this.target === target) {
       this.options.record.observeTokens(tokens, error, this.now());
     }

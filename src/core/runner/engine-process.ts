@@ -4,8 +4,8 @@
  * tied to svc's life with a parent-death signal where the platform has one, and stopped with
  * SIGTERM, then SIGKILL after a grace period (GUIDE D10).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { type ChildProcess, spawn, type StdioOptions } from 'node:child_process';
+import { appendFileSync, existsSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -16,12 +16,27 @@ export interface EngineExit {
   readonly signal: NodeJS.Signals | null;
 }
 
+/**
+ * Where engine output goes. `log`: the engine writes the log file itself (daemon, serve's view).
+ * `log+forward`: svc copies each chunk to the log and to its own stdout/stderr (`serve --api` off a
+ * terminal). `forward`: the engine shares svc's stdout/stderr (a plain piped `serve`, GUIDE D4).
+ */
+export type EngineOutput =
+  | { readonly kind: 'log'; readonly path: string }
+  | {
+      readonly kind: 'log+forward';
+      readonly path: string;
+      readonly stdout: NodeJS.WritableStream;
+      readonly stderr: NodeJS.WritableStream;
+    }
+  | { readonly kind: 'forward' };
+
 export interface EngineProcessOptions {
   /** Absolute path of the executable. */
   readonly bin: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
-  readonly logPath: string;
+  readonly output: EngineOutput;
   /** An exit within this window counts as a failed start (spec §3: 400). */
   readonly startWindowMs: number;
 }
@@ -63,8 +78,18 @@ function waitFor<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
 }
 
 export async function startEngineProcess(options: EngineProcessOptions): Promise<EngineProcess> {
-  await mkdir(dirname(options.logPath), { recursive: true, mode: 0o700 });
-  const log = await open(options.logPath, 'a', 0o600);
+  const { output } = options;
+  const logPath = output.kind === 'forward' ? undefined : output.path;
+  if (logPath !== undefined) {
+    await mkdir(dirname(logPath), { recursive: true, mode: 0o700 });
+  }
+  const log = logPath === undefined ? undefined : await open(logPath, 'a', 0o600);
+  const stdio: StdioOptions =
+    output.kind === 'log' && log !== undefined
+      ? ['ignore', log.fd, log.fd]
+      : output.kind === 'forward'
+        ? ['ignore', 'inherit', 'inherit']
+        : ['ignore', 'pipe', 'pipe'];
   let child: ChildProcess;
   let exited: Promise<EngineExit>;
   let spawned: Promise<Error | undefined>;
@@ -73,11 +98,16 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
       SETPRIV === undefined
         ? [options.bin, [...options.args]]
         : [SETPRIV, ['--pdeathsig', 'SIGTERM', '--', options.bin, ...options.args]];
-    child = spawn(command, args, {
-      detached: true,
-      stdio: ['ignore', log.fd, log.fd],
-      env: { ...options.env },
-    });
+    child = spawn(command, args, { detached: true, stdio, env: { ...options.env } });
+    if (output.kind === 'log+forward' && log !== undefined) {
+      // Appends happen in arrival order on one descriptor; the copies go to svc's own streams.
+      const tee = (to: NodeJS.WritableStream) => (chunk: Buffer) => {
+        appendFileSync(log.fd, chunk);
+        to.write(chunk);
+      };
+      child.stdout?.on('data', tee(output.stdout));
+      child.stderr?.on('data', tee(output.stderr));
+    }
     // Listen before anything else awaits: 'spawn' and 'error' fire on the next tick.
     exited = new Promise<EngineExit>((resolve) => {
       child.once('exit', (code, signal) => {
@@ -91,8 +121,14 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
       child.once('error', resolve);
     });
   } finally {
-    // The child holds its own copy of the descriptor; ours is no longer needed.
-    await log.close();
+    // With `log` the child holds its own copy of the descriptor; with `log+forward` ours stays
+    // open until the engine's streams end.
+    if (output.kind === 'log') {
+      await log?.close();
+    }
+  }
+  if (output.kind === 'log+forward') {
+    void exited.then(() => log?.close());
   }
   const failure = await spawned;
   if (failure !== undefined || child.pid === undefined) {
@@ -107,7 +143,7 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
   if (early !== 'timeout') {
     throw new SvcError(
       'ERR_ENGINE_START_FAILED',
-      `the engine exited during start-up (${describeExit(early)}); see ${options.logPath}`,
+      `the engine exited during start-up (${describeExit(early)})${logPath === undefined ? '' : `; see ${logPath}`}`,
     );
   }
 

@@ -11,7 +11,13 @@ import { locateBinary } from '../engines/locate-binary.ts';
 import { SvcError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { StateRecord } from '../state/record.ts';
-import { describeExit, type EngineProcess, startEngineProcess } from './engine-process.ts';
+import {
+  describeExit,
+  type EngineExit,
+  type EngineOutput,
+  type EngineProcess,
+  startEngineProcess,
+} from './engine-process.ts';
 import { clearPidRecord, writePidRecord } from './pid-record.ts';
 
 /** Watches a running engine (the telemetry sampler); told when one starts and when it ends. */
@@ -23,13 +29,16 @@ export interface EngineMonitor {
 export interface SupervisorOptions {
   readonly record: StateRecord;
   readonly logger: Logger;
-  readonly logPath: string;
+  /** Where engine output goes; the log path, when there is one, is what status reports. */
+  readonly output: EngineOutput;
   readonly pidPath: string;
   /** The engine's environment (PATH is also where its binary is looked up). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly startWindowMs: number;
   readonly stopGraceMs: number;
   readonly monitor?: EngineMonitor;
+  /** Told once per engine when it has exited; `requested` is false for a crash. */
+  readonly onExit?: (exit: EngineExit, requested: boolean) => void;
   readonly now?: () => Date;
 }
 
@@ -111,7 +120,7 @@ export class Supervisor {
         bin,
         args: command.args,
         env,
-        logPath: this.options.logPath,
+        output: this.options.output,
         startWindowMs: this.options.startWindowMs,
       });
     } catch (error) {
@@ -146,7 +155,7 @@ export class Supervisor {
       ...(spec.alias === undefined ? {} : { servedName: spec.alias }),
       startedAt: this.now(),
       endpoint,
-      logPath: this.options.logPath,
+      ...(this.options.output.kind === 'forward' ? {} : { logPath: this.options.output.path }),
     });
     this.options.monitor?.begin({
       engine,
@@ -179,6 +188,7 @@ export class Supervisor {
       this.options.record.ended('crashed');
       this.options.logger.error('engine crashed', { exit: describeExit(exit), pid: engine.pid });
     }
+    this.options.onExit?.(exit, this.stopping);
   }
 
   /** Idempotent: 200 when nothing runs. Throws ERR_ENGINE_STUCK (500) if the engine survives SIGKILL. */

@@ -1,0 +1,178 @@
+/**
+ * The metrics section (spec §1.1): state and uptime, what is served, last active, then one line
+ * per series, CPU, RAM and each GPU's utilisation and memory, as a gauge of the current reading
+ * beside a bar of its retained history, then the token and request counters. Pure: Stats and
+ * `now` in, lines out.
+ */
+import type { Stats } from '../../core/contract/schemas.ts';
+import { ENGINES, isRunner } from '../../core/engines/engine-table.ts';
+
+type History = NonNullable<Stats['history']>;
+
+const SPARKS = '▁▂▃▄▅▆▇█';
+
+export function formatDuration(totalSeconds: number): string {
+  const seconds = Math.max(0, Math.floor(totalSeconds));
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) {
+    return `${h}h ${m}m ${s}s`;
+  }
+  return m > 0 ? `${m}m ${s}s` : `${s}s`;
+}
+
+export function formatBytes(bytes: number): string {
+  const gib = bytes / 1024 ** 3;
+  return gib >= 1 ? `${gib.toFixed(1)} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
+}
+
+function formatCount(value: number | undefined): string {
+  return value === undefined ? '—' : value.toLocaleString('en-US');
+}
+
+export function gauge(percent: number | undefined, width: number): string {
+  if (width <= 0) {
+    return '';
+  }
+  const filled = percent === undefined ? 0 : Math.round((Math.min(100, Math.max(0, percent)) / 100) * width);
+  return '█'.repeat(filled) + '░'.repeat(width - filled);
+}
+
+/** History as a sparkline `width` wide, newest on the right, max-pooled when longer. */
+export function sparkline(values: readonly (number | undefined)[], width: number): string {
+  if (width <= 0) {
+    return '';
+  }
+  const known = values.map((value) => value ?? 0);
+  const buckets: number[] = [];
+  if (known.length <= width) {
+    buckets.push(...known);
+  } else {
+    for (let bucket = 0; bucket < width; bucket += 1) {
+      const from = Math.floor((bucket * known.length) / width);
+      const to = Math.floor(((bucket + 1) * known.length) / width);
+      buckets.push(Math.max(...known.slice(from, Math.max(to, from + 1))));
+    }
+  }
+  const line = buckets
+    .map((value) => SPARKS[Math.min(SPARKS.length - 1, Math.floor((Math.min(100, Math.max(0, value)) / 100) * SPARKS.length))] ?? ' ')
+    .join('');
+  return line.padStart(width, ' ');
+}
+
+interface Series {
+  readonly label: string;
+  readonly percent: number | undefined;
+  readonly history: readonly (number | undefined)[];
+  readonly detail: string;
+}
+
+function seriesOf(stats: Stats): Series[] {
+  const history: History = stats.history ?? [];
+  const series: Series[] = [];
+  const running = stats.state === 'running';
+  if (running || history.length > 0) {
+    const memory = stats.memory;
+    series.push(
+      {
+        label: 'CPU',
+        percent: stats.cpu?.utilization,
+        history: history.map((sample) => sample.c),
+        detail: stats.cpu === undefined ? '' : `${stats.cpu.utilization.toFixed(0)}%`,
+      },
+      {
+        label: 'RAM',
+        percent: memory === undefined || memory.total <= 0 ? undefined : (memory.used / memory.total) * 100,
+        history: history.map((sample) => sample.m),
+        detail: memory === undefined ? '' : `${formatBytes(memory.used)} / ${formatBytes(memory.total)}`,
+      },
+    );
+  }
+  const gpuIndexes = new Set<number>([
+    ...(stats.gpus ?? []).map((gpu) => gpu.index),
+    ...history.flatMap((sample) => (sample.g ?? []).map((gpu) => gpu.i)),
+  ]);
+  const several = gpuIndexes.size > 1;
+  for (const index of [...gpuIndexes].sort((a, b) => a - b)) {
+    const gpu = stats.gpus?.find((entry) => entry.index === index);
+    const past = history.map((sample) => sample.g?.find((entry) => entry.i === index));
+    const name = several ? `GPU ${index}` : 'GPU';
+    const memoryPercent =
+      gpu?.memoryUsed === undefined || gpu.memoryTotal === undefined || gpu.memoryTotal <= 0
+        ? undefined
+        : (gpu.memoryUsed / gpu.memoryTotal) * 100;
+    series.push(
+      {
+        label: `${name} util`,
+        percent: gpu?.utilization,
+        history: past.map((entry) => entry?.u),
+        detail: gpu?.utilization === undefined ? '' : `${gpu.utilization}%${gpu.temperature === undefined ? '' : `  ${gpu.temperature}°C`}`,
+      },
+      {
+        label: `${name} mem`,
+        percent: memoryPercent,
+        history: past.map((entry) => entry?.m),
+        detail:
+          gpu?.memoryUsed === undefined || gpu.memoryTotal === undefined
+            ? ''
+            : `${formatBytes(gpu.memoryUsed)} / ${formatBytes(gpu.memoryTotal)}`,
+      },
+    );
+  }
+  return series;
+}
+
+export interface MetricsView {
+  readonly stats: Stats;
+  readonly now: Date;
+  /** Age of the newest sampler reading, when it is old enough to mention (not renewed). */
+  readonly staleSeconds?: number;
+}
+
+export function metricsLines({ stats, now, staleSeconds }: MetricsView, columns: number): string[] {
+  const lines: string[] = [];
+  const engine = stats.runner !== undefined && isRunner(stats.runner) ? ENGINES[stats.runner].label : stats.runner;
+  const state =
+    stats.state === 'running'
+      ? `running  (up ${formatDuration(stats.uptimeSeconds ?? 0)})`
+      : stats.state;
+  const readiness = stats.ready === undefined ? '' : `  ·  ${stats.ready === 'ready' ? 'ready' : 'loading'}`;
+  const stale = staleSeconds === undefined ? '' : `  ·  readings ${formatDuration(staleSeconds)} old`;
+  lines.push(`${state}${readiness}${stale}`);
+  if (engine !== undefined) {
+    const served = stats.modelId ?? '';
+    const alias = stats.servedName === undefined || stats.servedName === served ? '' : ` as ${stats.servedName}`;
+    lines.push(`${engine}  ${served}${alias}`.trimEnd());
+  }
+  if (stats.lastActiveAt !== undefined) {
+    const ago = (now.getTime() - Date.parse(stats.lastActiveAt)) / 1000;
+    lines.push(`last active ${ago < 1 ? 'just now' : `${formatDuration(ago)} ago`}`);
+  }
+
+  const series = seriesOf(stats);
+  if (series.length > 0) {
+    const labelWidth = Math.max(...series.map((entry) => entry.label.length));
+    const room = Math.max(0, columns - labelWidth - 4 - 22);
+    const gaugeWidth = Math.min(20, Math.floor(room / 3));
+    const barWidth = Math.min(40, room - gaugeWidth);
+    lines.push('');
+    for (const entry of series) {
+      lines.push(
+        `${entry.label.padEnd(labelWidth)}  ${gauge(entry.percent, gaugeWidth)} ${sparkline(entry.history, barWidth)}  ${entry.detail}`,
+      );
+    }
+  }
+
+  if (stats.tokens !== undefined) {
+    const tokens = stats.tokens;
+    lines.push(
+      '',
+      `in flight ${formatCount(tokens.running)}   prompt tokens ${formatCount(tokens.promptTokens)}   generated ${formatCount(tokens.generationTokens)}   requests ${formatCount(tokens.requests)}`,
+    );
+  }
+  for (const error of stats.errors ?? []) {
+    lines.push(`! ${error}`);
+  }
+  return lines;
+}
