@@ -36,9 +36,9 @@ async function main(argv: readonly string[]): Promise<number> {
     argv: rest,
     env: process.env,
     cwd: process.cwd(),
+    stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
-    stdoutIsTty: process.stdout.isTTY,
   });
 }
 

@@ -8,9 +8,9 @@ export interface CommandIo {
   readonly argv: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WritableStream;
-  readonly stdoutIsTty: boolean;
+  readonly stdin: NodeJS.ReadStream;
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
 }
 
 export interface CommandModule {
@@ -34,7 +34,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'serve',
-    summary: 'Print (--dry-run) the engine command a Svcfile resolves to',
+    summary: 'Run the engine a Svcfile names in the foreground, with a live view',
     load: () => import('./serve/command.ts'),
   },
   {

@@ -11,6 +11,7 @@ import { parseListenAddress } from '../core/http/listen-address.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
 import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { configDirFor } from '../core/paths.ts';
+import { secondsSetting } from '../core/settings.ts';
 import { startDaemon } from './start-daemon.ts';
 
 const OPTIONS = {
@@ -54,26 +55,6 @@ export const help = renderCommandHelp(
   ].join('\n'),
   OPTIONS,
 );
-
-/** A duration setting in seconds from the environment, in milliseconds. */
-function secondsSetting(
-  name: string,
-  value: string | undefined,
-  fallbackMs: number,
-  minimumMs: number,
-): number {
-  if (value === undefined || value === '') {
-    return fallbackMs;
-  }
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds * 1000 < minimumMs) {
-    throw new SvcError(
-      'ERR_USAGE',
-      `${name} "${value}" is not a number of seconds (at least ${minimumMs / 1000})`,
-    );
-  }
-  return seconds * 1000;
-}
 
 export async function run(io: CommandIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(

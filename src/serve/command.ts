@@ -1,16 +1,14 @@
 /**
- * `svc serve [target]`: the engine a Svcfile names (spec §1.1). With `--dry-run` it prints the
- * exact command (shell-quoted, pasteable) and starts nothing.
+ * `svc serve [target]`: the engine a Svcfile names, in the foreground (spec §1.1, §1.5). On a
+ * terminal it shows a live view of metrics and the engine log; off one it forwards the engine's
+ * output. `--dry-run` prints the command and starts nothing; `--api` adds the control API.
  */
 import type { CommandIo } from '../commands.ts';
 import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
-import { buildCommand } from '../core/engines/build-command.ts';
-import { formatCommand } from '../core/engines/shell-quote.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
-import { readAliases } from '../core/project/aliases.ts';
-import { describeOrigin } from '../core/project/load.ts';
-import { openProject } from '../core/project/open-project.ts';
+import { secondsSetting } from '../core/settings.ts';
+import { runServe } from './run-serve.ts';
 
 const OPTIONS = {
   'dry-run': {
@@ -18,49 +16,69 @@ const OPTIONS = {
     short: 'n',
     description: 'Print the engine command without running it',
   },
+  api: { type: 'boolean', short: 'a', description: 'Serve the control API beside the engine' },
+  'api-addr': {
+    type: 'string',
+    value: '<addr>',
+    description: 'Control API listen address (default :4242)',
+  },
+  'api-token-file': {
+    type: 'string',
+    value: '<path>',
+    description: 'Read the API token from this file',
+  },
+  'api-token': {
+    type: 'string',
+    value: '<value>',
+    description: 'The API token (visible in the process list)',
+  },
+  'log-level': {
+    type: 'string',
+    value: '<level>',
+    description: 'debug, info (default), warn or error',
+  },
 } as const;
 
 export const help = renderCommandHelp(
-  ['svc serve [target] --dry-run'],
+  ['svc serve [target] [--dry-run] [--api [--api-addr <addr>] [--api-token-file <path>]]'],
   [
-    'Resolves a Svcfile to its engine command. target is a Svcfile path, a directory holding a',
-    'Svcfile, a registered alias (svc alias) or an http(s) URL; with none, the alias named by',
-    'SVC_ALIAS, else ./Svcfile. The command goes to stdout; notes go to stderr.',
+    'Runs the engine a Svcfile names in the foreground until you quit or the engine exits, and',
+    "exits with the engine's status. target is a Svcfile path, a directory holding a Svcfile, a",
+    'registered alias (svc alias) or an http(s) URL; with none, the alias named by SVC_ALIAS, else',
+    './Svcfile. On a terminal: a live view (↑↓ scroll, pgup/pgdn page, f pause/follow, q quit).',
+    'Off a terminal: the engine output is forwarded. The engine command is printed first.',
     '',
-    'Running the engine in the foreground (with its live view and --api) is not built yet;',
-    'today serve only prints the command.',
+    'SVC_API_TOKEN may come from the .env beside the Svcfile.',
   ].join('\n'),
   OPTIONS,
 );
 
 export async function run(io: CommandIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('serve', OPTIONS, io.argv, 1);
-  if (values['dry-run'] !== true) {
-    throw new SvcError(
-      'ERR_USAGE',
-      'svc serve can only print the engine command so far: pass --dry-run (-n)',
-    );
+  const target = positionals[0];
+  const apiOnly = (['api-addr', 'api-token-file', 'api-token'] as const).filter(
+    (name) => values[name] !== undefined,
+  );
+  if (values.api !== true && apiOnly.length > 0) {
+    throw new SvcError('ERR_USAGE', `--${apiOnly[0] ?? ''} needs --api`);
   }
-  const configDir = configDirFor(io.env, io.cwd);
-  const opened = await openProject(positionals[0], {
+  const interval = io.env['SVC_SAMPLE_INTERVAL_SECONDS'];
+  return runServe({
+    ...(target === undefined ? {} : { target }),
+    dryRun: values['dry-run'] === true,
+    api: values.api === true,
+    ...(values['api-addr'] === undefined ? {} : { apiAddr: values['api-addr'] }),
+    ...(values['api-token-file'] === undefined ? {} : { apiTokenFile: values['api-token-file'] }),
+    ...(values['api-token'] === undefined ? {} : { apiToken: values['api-token'] }),
+    ...(values['log-level'] === undefined ? {} : { logLevel: values['log-level'] }),
+    configDir: configDirFor(io.env, io.cwd),
     cwd: io.cwd,
     env: io.env,
-    aliases: () => readAliases(configDir),
-    // GUIDE D3: a plain serve off a terminal is not supervised; --dry-run prints what it would run.
-    supervised: false,
+    stdin: io.stdin,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    ...(interval === undefined || interval === ''
+      ? {}
+      : { sampleIntervalMs: secondsSetting('SVC_SAMPLE_INTERVAL_SECONDS', interval, 0, 100) }),
   });
-  const command = buildCommand(opened.spec);
-
-  const narration = [...opened.notes];
-  const from = describeOrigin(opened.origin);
-  if (opened.presetSource !== undefined) {
-    narration.push(`Using preset ${opened.presetSource} (model ${opened.section ?? '?'})`);
-  } else if (opened.spec.model !== undefined) {
-    narration.push(`Serving ${opened.spec.model} from ${from}`);
-  } else {
-    narration.push(`Starting ${opened.spec.runner} from ${from}`);
-  }
-  io.stderr.write(`${narration.join('\n')}\n`);
-  io.stdout.write(`${formatCommand([command.bin, ...command.args])}\n`);
-  return 0;
 }

@@ -31,7 +31,8 @@ export interface SupervisorOptions {
   readonly logger: Logger;
   /** Where engine output goes; the log path, when there is one, is what status reports. */
   readonly output: EngineOutput;
-  readonly pidPath: string;
+  /** Where the running engine's PID is recorded for the next daemon to reap (daemon only). */
+  readonly pidPath?: string;
   /** The engine's environment (PATH is also where its binary is looked up). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly startWindowMs: number;
@@ -133,11 +134,13 @@ export class Supervisor {
 
     try {
       await launch.commit?.();
-      await writePidRecord(this.options.pidPath, {
-        pid: started.pid,
-        bin,
-        startedAt: started.startedAt.toISOString(),
-      });
+      if (this.options.pidPath !== undefined) {
+        await writePidRecord(this.options.pidPath, {
+          pid: started.pid,
+          bin,
+          startedAt: started.startedAt.toISOString(),
+        });
+      }
     } catch (error) {
       // Committing failed: undo the start so state and storage agree.
       await started.stop(this.options.stopGraceMs);
@@ -179,7 +182,9 @@ export class Supervisor {
     }
     this.engine = undefined;
     this.options.monitor?.end();
-    await clearPidRecord(this.options.pidPath);
+    if (this.options.pidPath !== undefined) {
+      await clearPidRecord(this.options.pidPath);
+    }
     if (this.stopping) {
       this.options.record.ended('stopped');
       this.options.logger.info('engine exited', { exit: describeExit(exit) });

@@ -41,6 +41,8 @@ export interface RecordSnapshot {
   /** Why the last counter read failed, when it did. */
   readonly tokensError?: string;
   readonly host?: HostReading;
+  /** When the last host reading was taken (the view shows an old one with its age). */
+  readonly sampledAt?: Date;
   /** Kept across a stop, cleared when the next engine starts (spec §2.4). */
   readonly history: readonly HistorySample[];
 }
@@ -123,6 +125,7 @@ export class StateRecord {
     this.current = {
       ...this.current,
       host: reading,
+      sampledAt: at,
       history: hasFigures ? addSample(this.current.history, sample, current) : this.current.history,
     };
   }

@@ -19,13 +19,21 @@ export interface KeyBinding {
 }
 
 export const KEY_TABLE: readonly KeyBinding[] = [
-  { keys: ['up', 'down'], label: () => '↑↓ scroll', action: (key) => ({ type: 'scroll', lines: key === 'up' ? 1 : -1 }) },
+  {
+    keys: ['up', 'down'],
+    label: () => '↑↓ scroll',
+    action: (key) => ({ type: 'scroll', lines: key === 'up' ? 1 : -1 }),
+  },
   {
     keys: ['pgup', 'pgdown'],
     label: () => 'pgup/pgdn page',
     action: (key) => ({ type: 'page', pages: key === 'pgup' ? 1 : -1 }),
   },
-  { keys: ['f'], label: (following) => (following ? 'f pause' : 'f follow'), action: () => ({ type: 'toggle-follow' }) },
+  {
+    keys: ['f'],
+    label: (following) => (following ? 'f pause' : 'f follow'),
+    action: () => ({ type: 'toggle-follow' }),
+  },
   { keys: ['q', 'ctrl-c'], label: () => 'q quit', action: () => ({ type: 'quit' }) },
 ];
 

@@ -4,9 +4,9 @@
  * of keys. A small terminal shortens the metrics section first and always keeps at least one log
  * row; nothing is ever wider than the screen.
  */
+import { footer } from './keys.ts';
 import type { LogPane } from './log-pane.ts';
 import { visibleLines } from './log-pane.ts';
-import { footer } from './keys.ts';
 import { metricsLines, type MetricsView } from './metrics-pane.ts';
 import { fit } from './text.ts';
 
@@ -23,10 +23,17 @@ export interface ViewState {
 const FIXED_ROWS = 5;
 
 /** How the rows are shared: the metrics section shrinks first; the log keeps at least one row. */
-function regions(state: ViewState, columns: number, rows: number): { metrics: string[]; logHeight: number } {
+function regions(
+  state: ViewState,
+  columns: number,
+  rows: number,
+): { metrics: string[]; logHeight: number } {
   const all = metricsLines(state.metrics, columns);
   const metricsHeight = Math.min(all.length, Math.max(0, rows - FIXED_ROWS - 1));
-  return { metrics: all.slice(0, metricsHeight), logHeight: Math.max(1, rows - FIXED_ROWS - metricsHeight) };
+  return {
+    metrics: all.slice(0, metricsHeight),
+    logHeight: Math.max(1, rows - FIXED_ROWS - metricsHeight),
+  };
 }
 
 /** Rows of the log pane on a screen this size (what a page is). */
@@ -62,10 +69,7 @@ export function layout(state: ViewState, columns: number, rows: number): string[
     screen = [title, divider, ...metrics, divider, ...padded, divider, keys];
   } else {
     // Too small for the frame: the title, what fits of the log, and the keys.
-    screen = [title, ...padded.slice(0, Math.max(0, rows - 2)), keys].slice(-rows);
-    if (rows >= 2) {
-      screen = [title, ...padded.slice(0, rows - 2), keys];
-    }
+    screen = rows === 1 ? [title] : [title, ...padded.slice(0, rows - 2), keys];
   }
   return screen.slice(0, rows).map((line) => fit(line, columns));
 }

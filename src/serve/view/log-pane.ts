@@ -32,12 +32,14 @@ export function appendLines(pane: LogPane, raw: readonly string[], rows: number)
   const all = [...pane.lines, ...raw.map(sanitizeLine)];
   const lines = all.length > RETAINED_LINES ? all.slice(all.length - RETAINED_LINES) : all;
   // Scrolled away: move with the new lines so the same ones stay in view.
-  const behind = pane.behind === 0 ? 0 : Math.min(pane.behind + raw.length, maxBehind(lines.length, rows));
+  const behind =
+    pane.behind === 0 ? 0 : Math.min(pane.behind + raw.length, maxBehind(lines.length, rows));
   return { ...pane, lines, behind, started: true };
 }
 
 export function applyAction(pane: LogPane, action: ViewAction, rows: number): LogPane {
-  const clamp = (behind: number): number => Math.min(Math.max(0, behind), maxBehind(pane.lines.length, rows));
+  const clamp = (behind: number): number =>
+    Math.min(Math.max(0, behind), maxBehind(pane.lines.length, rows));
   switch (action.type) {
     case 'scroll':
       return { ...pane, behind: clamp(pane.behind + action.lines) };

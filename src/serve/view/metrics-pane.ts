@@ -35,7 +35,8 @@ export function gauge(percent: number | undefined, width: number): string {
   if (width <= 0) {
     return '';
   }
-  const filled = percent === undefined ? 0 : Math.round((Math.min(100, Math.max(0, percent)) / 100) * width);
+  const filled =
+    percent === undefined ? 0 : Math.round((Math.min(100, Math.max(0, percent)) / 100) * width);
   return '█'.repeat(filled) + '░'.repeat(width - filled);
 }
 
@@ -56,7 +57,15 @@ export function sparkline(values: readonly (number | undefined)[], width: number
     }
   }
   const line = buckets
-    .map((value) => SPARKS[Math.min(SPARKS.length - 1, Math.floor((Math.min(100, Math.max(0, value)) / 100) * SPARKS.length))] ?? ' ')
+    .map(
+      (value) =>
+        SPARKS[
+          Math.min(
+            SPARKS.length - 1,
+            Math.floor((Math.min(100, Math.max(0, value)) / 100) * SPARKS.length),
+          )
+        ] ?? ' ',
+    )
     .join('');
   return line.padStart(width, ' ');
 }
@@ -83,9 +92,13 @@ function seriesOf(stats: Stats): Series[] {
       },
       {
         label: 'RAM',
-        percent: memory === undefined || memory.total <= 0 ? undefined : (memory.used / memory.total) * 100,
+        percent:
+          memory === undefined || memory.total <= 0
+            ? undefined
+            : (memory.used / memory.total) * 100,
         history: history.map((sample) => sample.m),
-        detail: memory === undefined ? '' : `${formatBytes(memory.used)} / ${formatBytes(memory.total)}`,
+        detail:
+          memory === undefined ? '' : `${formatBytes(memory.used)} / ${formatBytes(memory.total)}`,
       },
     );
   }
@@ -107,7 +120,10 @@ function seriesOf(stats: Stats): Series[] {
         label: `${name} util`,
         percent: gpu?.utilization,
         history: past.map((entry) => entry?.u),
-        detail: gpu?.utilization === undefined ? '' : `${gpu.utilization}%${gpu.temperature === undefined ? '' : `  ${gpu.temperature}°C`}`,
+        detail:
+          gpu?.utilization === undefined
+            ? ''
+            : `${gpu.utilization}%${gpu.temperature === undefined ? '' : `  ${gpu.temperature}°C`}`,
       },
       {
         label: `${name} mem`,
@@ -132,17 +148,25 @@ export interface MetricsView {
 
 export function metricsLines({ stats, now, staleSeconds }: MetricsView, columns: number): string[] {
   const lines: string[] = [];
-  const engine = stats.runner !== undefined && isRunner(stats.runner) ? ENGINES[stats.runner].label : stats.runner;
+  const engine =
+    stats.runner !== undefined && isRunner(stats.runner)
+      ? ENGINES[stats.runner].label
+      : stats.runner;
   const state =
     stats.state === 'running'
       ? `running  (up ${formatDuration(stats.uptimeSeconds ?? 0)})`
       : stats.state;
-  const readiness = stats.ready === undefined ? '' : `  ·  ${stats.ready === 'ready' ? 'ready' : 'loading'}`;
-  const stale = staleSeconds === undefined ? '' : `  ·  readings ${formatDuration(staleSeconds)} old`;
+  const readiness =
+    stats.ready === undefined ? '' : `  ·  ${stats.ready === 'ready' ? 'ready' : 'loading'}`;
+  const stale =
+    staleSeconds === undefined ? '' : `  ·  readings ${formatDuration(staleSeconds)} old`;
   lines.push(`${state}${readiness}${stale}`);
   if (engine !== undefined) {
     const served = stats.modelId ?? '';
-    const alias = stats.servedName === undefined || stats.servedName === served ? '' : ` as ${stats.servedName}`;
+    const alias =
+      stats.servedName === undefined || stats.servedName === served
+        ? ''
+        : ` as ${stats.servedName}`;
     lines.push(`${engine}  ${served}${alias}`.trimEnd());
   }
   if (stats.lastActiveAt !== undefined) {

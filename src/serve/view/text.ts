@@ -11,7 +11,11 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /** One log line as plain text: escapes dropped, a redraw (`\r`) keeps its last state, tabs expanded. */
 export function sanitizeLine(line: string): string {
-  const lastState = line.split('\r').filter((part) => part !== '').at(-1) ?? '';
+  const lastState =
+    line
+      .split('\r')
+      .filter((part) => part !== '')
+      .at(-1) ?? '';
   return lastState.replace(ESCAPES, '').replaceAll('\t', '    ').replace(CONTROLS, '');
 }
 

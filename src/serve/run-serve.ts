@@ -1,0 +1,201 @@
+/**
+ * `runServe()`: the engine a Svcfile names, in the foreground (spec §1.1, §1.5). Build the command
+ * and print it; check the API settings before anything starts; start the engine; then either
+ * show the live view (on a terminal) or forward the engine's output (off one); optionally serve
+ * the control API beside it. Resolves to the engine's own exit status, or 0 after a stop that
+ * was asked for (q, Ctrl+C, a signal, or POST /v1/stop).
+ */
+import { constants } from 'node:os';
+
+import { requireTokenOffLoopback, resolveApiToken } from '../core/auth/token-source.ts';
+import { configPaths } from '../core/config-dir.ts';
+import { buildControlApi } from '../core/control-api/app.ts';
+import { buildCommand } from '../core/engines/build-command.ts';
+import { formatCommand } from '../core/engines/shell-quote.ts';
+import { httpUrl, listen } from '../core/http/listen.ts';
+import { parseListenAddress } from '../core/http/listen-address.ts';
+import { createLogger, resolveLogLevel } from '../core/logger.ts';
+import { Sampler } from '../core/metrics/sampler.ts';
+import { readAliases } from '../core/project/aliases.ts';
+import { describeOrigin } from '../core/project/load.ts';
+import { type OpenedProject, openProject } from '../core/project/open-project.ts';
+import type { EngineExit, EngineOutput } from '../core/runner/engine-process.ts';
+import { Supervisor } from '../core/runner/supervisor.ts';
+import { StateRecord } from '../core/state/record.ts';
+import { VERSION } from '../version.ts';
+import { serveHandlers } from './handlers.ts';
+import { runView } from './view/run-view.ts';
+
+export interface ServeOptions {
+  readonly target?: string;
+  readonly dryRun: boolean;
+  readonly api: boolean;
+  readonly apiAddr?: string;
+  readonly apiTokenFile?: string;
+  readonly apiToken?: string;
+  readonly logLevel?: string;
+  readonly configDir: string;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdin: NodeJS.ReadStream;
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  /** Sampler tick; the view refreshes on a short local cadence (spec §1.1). */
+  readonly sampleIntervalMs?: number;
+}
+
+/** The engine's status as a process exit status: its code, or 128 + the signal number. */
+export function exitStatus(exit: EngineExit): number {
+  if (exit.code !== null) {
+    return exit.code;
+  }
+  const number = exit.signal === null ? undefined : constants.signals[exit.signal];
+  return 128 + (number ?? 0);
+}
+
+function narration(opened: OpenedProject): string[] {
+  const from = describeOrigin(opened.origin);
+  const line =
+    opened.presetSource !== undefined
+      ? `Using preset ${opened.presetSource} (model ${opened.section ?? '?'})`
+      : opened.spec.model !== undefined
+        ? `Serving ${opened.spec.model} from ${from}`
+        : `Starting ${opened.spec.runner} from ${from}`;
+  return [...opened.notes, line];
+}
+
+export async function runServe(options: ServeOptions): Promise<number> {
+  const view = !options.dryRun && options.stdout.isTTY && options.stdin.isTTY;
+  // GUIDE D3: supervised (metrics switched on) when the view shows or the API runs.
+  const supervised = view || options.api;
+  const opened = await openProject(options.target, {
+    cwd: options.cwd,
+    env: options.env,
+    aliases: () => readAliases(options.configDir),
+    supervised,
+  });
+  const command = buildCommand(opened.spec);
+  const printed = `${formatCommand([command.bin, ...command.args])}\n`;
+  options.stderr.write(`${narration(opened).join('\n')}\n`);
+  if (options.dryRun) {
+    options.stdout.write(printed);
+    return 0;
+  }
+  // spec §1.1: on a terminal the command goes to stderr; off one it stays on stdout.
+  (view ? options.stderr : options.stdout).write(printed);
+
+  // Everything that can refuse is checked before the engine starts (spec §5 rules 2–3).
+  const env = opened.env;
+  const pendingLines: string[] = [];
+  const logger = createLogger(
+    resolveLogLevel({ flag: options.logLevel, env: env['SVC_LOG_LEVEL'] }),
+    {
+      write: view
+        ? (line) => pendingLines.push(`svc: ${line.trimEnd()}`)
+        : (line) => options.stderr.write(line),
+    },
+  );
+  const address = options.api
+    ? parseListenAddress(options.apiAddr ?? ':4242', '--api-addr')
+    : undefined;
+  const token = options.api
+    ? await resolveApiToken({
+        file: options.apiTokenFile,
+        env: env['SVC_API_TOKEN'],
+        flag: options.apiToken,
+      })
+    : undefined;
+  if (address !== undefined) {
+    requireTokenOffLoopback(address, token);
+  }
+
+  const { engineLog } = configPaths(options.configDir);
+  // GUIDE D4: captured whenever the view shows or the API runs; off a terminal also forwarded.
+  const output: EngineOutput = view
+    ? { kind: 'log', path: engineLog }
+    : options.api
+      ? { kind: 'log+forward', path: engineLog, stdout: options.stdout, stderr: options.stderr }
+      : { kind: 'forward' };
+  const record = new StateRecord();
+  const sampler = new Sampler({
+    record,
+    intervalMs: options.sampleIntervalMs ?? (view ? 2_000 : 15_000),
+  });
+  let resolveExit: (status: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => {
+    resolveExit = resolve;
+  });
+  const supervisor = new Supervisor({
+    record,
+    logger,
+    output,
+    env: view && env['NO_COLOR'] === undefined ? { ...env, NO_COLOR: '1' } : env,
+    // The engine's own exit, however early, is serve's exit status: no start window.
+    startWindowMs: 0,
+    stopGraceMs: 10_000,
+    ...(supervised ? { monitor: sampler } : {}),
+    onExit: (exit, requested) => {
+      resolveExit(requested ? 0 : exitStatus(exit));
+    },
+  });
+  await supervisor.start({ spec: opened.spec });
+
+  const stop = (): void => {
+    void supervisor.stop().catch((error: unknown) => {
+      logger.error('could not stop the engine', { reason: (error as Error).message });
+    });
+  };
+  const onSignal = (): void => {
+    stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let closeApi: (() => Promise<void>) | undefined;
+  try {
+    if (address !== undefined) {
+      const app = buildControlApi({
+        logger,
+        ...(token === undefined ? {} : { token: token.value }),
+        handlers: serveHandlers({
+          record,
+          supervisor,
+          sampler,
+          logPath: engineLog,
+          version: VERSION,
+          now: () => new Date(),
+        }),
+      });
+      await app.ready();
+      const bound = await listen(app.server, address);
+      closeApi = () => app.close();
+      (view ? pendingLines : []).push(`svc: control API listening on ${httpUrl(bound)}`);
+      if (!view) {
+        options.stderr.write(`svc serve API listening on ${httpUrl(bound)}\n`);
+      }
+    }
+    if (view) {
+      await runView({
+        input: options.stdin,
+        output: options.stdout,
+        source: describeOrigin(opened.origin),
+        record,
+        logPath: engineLog,
+        svcLines: pendingLines,
+        finished,
+        quit: stop,
+        staleAfterMs: 3 * (options.sampleIntervalMs ?? 2_000),
+      });
+    }
+    return await finished;
+  } catch (error) {
+    stop();
+    await finished;
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    sampler.end();
+    await closeApi?.();
+  }
+}
