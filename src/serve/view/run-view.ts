@@ -19,7 +19,7 @@ export interface ViewOptions {
   readonly source: string;
   readonly record: StateRecord;
   readonly logPath: string;
-  /** svc's own log lines, shown in the log pane (stderr would tear the screen). */
+  /** svc's own log records; the newest is shown in the title (stderr would tear the screen). */
   readonly svcLines: string[];
   /** Settles when the engine has exited; the view closes then. */
   readonly finished: Promise<number>;
@@ -53,6 +53,7 @@ export async function runView(options: ViewOptions): Promise<void> {
   };
 
   let reading = false;
+  let stopping = false;
   const pollLog = async (): Promise<void> => {
     if (reading || !state.log.following) {
       return;
@@ -60,9 +61,15 @@ export async function runView(options: ViewOptions): Promise<void> {
     reading = true;
     try {
       const { lines, exists } = await tail.read();
-      const svc = options.svcLines.splice(0);
-      if (exists || svc.length > 0) {
-        state = { ...state, log: appendLines(state.log, [...lines, ...svc], rows()) };
+      // svc's own records are not engine output: the newest shows in the title, not the pane.
+      const latest = options.svcLines.splice(0).at(-1);
+      if (latest !== undefined && !stopping) {
+        state = { ...state, notice: latest };
+      }
+      if (exists) {
+        state = { ...state, log: appendLines(state.log, lines, rows()) };
+      }
+      if (exists || latest !== undefined) {
         render();
       }
     } finally {
@@ -77,6 +84,7 @@ export async function runView(options: ViewOptions): Promise<void> {
         continue;
       }
       if (action.type === 'quit') {
+        stopping = true;
         state = { ...state, notice: 'stopping the engine…' };
         options.quit();
       } else {
