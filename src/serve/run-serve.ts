@@ -90,8 +90,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const logger = createLogger(
     resolveLogLevel({ flag: options.logLevel, env: env['SVC_LOG_LEVEL'] }),
     {
+      // In the view svc's records show in the title, without the timestamp there is no room for.
       write: view
-        ? (line) => pendingLines.push(`svc: ${line.trimEnd()}`)
+        ? (line) => pendingLines.push(`svc: ${line.trimEnd().replace(/^\S+ /, '')}`)
         : (line) => options.stderr.write(line),
     },
   );

@@ -141,7 +141,7 @@ describe('svc serve view in a real terminal', () => {
     await term.resize(44, 14);
     const small = await term.waitFor(/f pause/);
     for (const row of small.split('\n')) {
-      expect([...row].length).toBeLessThanOrEqual(44);
+      expect(Array.from(row).length).toBeLessThanOrEqual(44);
     }
     await term.resize(100, 30);
     const capture = await term.waitFor(/q quit/);

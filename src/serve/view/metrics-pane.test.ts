@@ -1,0 +1,319 @@
+/**
+ * The metrics section (spec §1.1): state and uptime, what is served, last active, a gauge and a
+ * history bar per series, the counters and the errors. Stats and `now` in, lines out.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import type { Stats } from '../../core/contract/schemas.ts';
+import {
+  formatBytes,
+  formatDuration,
+  gauge,
+  metricsLines,
+  type MetricsView,
+  sparkline,
+} from './metrics-pane.ts';
+
+const now = new Date('2026-11-22T10:00:00.000Z');
+const secondsAgo = (seconds: number): string => new Date(now.getTime() - seconds * 1000).toISOString();
+const GIB = 1024 ** 3;
+
+const view = (stats: Stats, extra: Partial<MetricsView> = {}): MetricsView => ({
+  stats,
+  now,
+  ...extra,
+});
+
+/** The line for a series: its label, then two spaces and the gauge. */
+const seriesLine = (lines: readonly string[], label: string): string | undefined =>
+  lines.find((line) => new RegExp(`^${label} +[█░]`).test(line));
+
+describe('formatDuration', () => {
+  it.each([
+    [0, '0s'],
+    [1, '1s'],
+    [59, '59s'],
+    [59.9, '59s'],
+    [60, '1m 0s'],
+    [90, '1m 30s'],
+    [3599, '59m 59s'],
+    [3600, '1h 0m 0s'],
+    [3661, '1h 1m 1s'],
+    [90061, '25h 1m 1s'],
+    [-5, '0s'],
+  ])('%d s → %s', (seconds, text) => {
+    expect(formatDuration(seconds)).toBe(text);
+  });
+});
+
+describe('formatBytes', () => {
+  it.each([
+    [0, '0 MiB'],
+    [512 * 1024 ** 2, '512 MiB'],
+    [GIB, '1.0 GiB'],
+    [24 * GIB, '24.0 GiB'],
+    [1.5 * GIB, '1.5 GiB'],
+  ])('%d → %s', (bytes, text) => {
+    expect(formatBytes(bytes)).toBe(text);
+  });
+});
+
+describe('gauge', () => {
+  it.each([
+    [0, 10, '░░░░░░░░░░'],
+    [50, 10, '█████░░░░░'],
+    [100, 10, '██████████'],
+    [undefined, 10, '░░░░░░░░░░'],
+    [33, 3, '█░░'],
+    [150, 4, '████'],
+    [-20, 4, '░░░░'],
+    [50, 0, ''],
+    [50, -3, ''],
+  ])('gauge(%s, %i) is %j', (percent, width, bar) => {
+    expect(gauge(percent, width)).toBe(bar);
+  });
+
+  it('property: exactly `width` cells for any reading', () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.double({ min: -1000, max: 1000, noNaN: true }), { nil: undefined }),
+        fc.integer({ min: 0, max: 60 }),
+        (percent, width) => {
+          expect([...gauge(percent, width)]).toHaveLength(width);
+        },
+      ),
+    );
+  });
+});
+
+describe('sparkline', () => {
+  it.each<[(number | undefined)[], number, string]>([
+    [[], 5, '     '],
+    [[], 0, ''],
+    [[50], 0, ''],
+    [[0, 100], 4, '  ▁█'],
+    [[0, 12.5, 25, 37.5, 50, 62.5, 75, 100], 8, '▁▂▃▄▅▆▇█'],
+    [[undefined, 100], 2, '▁█'],
+    [[150, -10], 2, '█▁'],
+  ])('sparkline(%j, %i) is %j', (values, width, line) => {
+    expect(sparkline(values, width)).toBe(line);
+  });
+
+  it('puts the newest reading on the right', () => {
+    expect(sparkline([100, 0, 0], 3)).toBe('█▁▁');
+    expect(sparkline([0, 0, 100], 3)).toBe('▁▁█');
+    expect(sparkline([0, 0, 100], 6)).toBe('   ▁▁█');
+  });
+
+  it('max-pools when the history is longer than the width', () => {
+    expect(sparkline([100, 0, 0, 0, 0, 0], 3)).toBe('█▁▁');
+    expect(sparkline([0, 0, 0, 0, 0, 100], 3)).toBe('▁▁█');
+    expect(sparkline([0, 0, 50, 0, 0, 0], 3)).toBe('▁▅▁');
+    // A single spike in a long quiet history is never averaged away.
+    const quiet = Array.from({ length: 100 }, (_, index) => (index === 37 ? 100 : 0));
+    expect(sparkline(quiet, 10)).toBe('▁▁▁█▁▁▁▁▁▁');
+  });
+
+  it('property: exactly `width` cells; max-pooled, its highest cell is the highest reading', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 100 }), { maxLength: 300 }),
+        fc.integer({ min: 1, max: 60 }),
+        (values, width) => {
+          const line = sparkline(values, width);
+          expect([...line]).toHaveLength(width);
+          if (values.length > 0) {
+            const top = sparkline([Math.max(...values)], 1);
+            expect(line).toContain(top);
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('metricsLines', () => {
+  it('idle shows only the state line', () => {
+    expect(metricsLines(view({ state: 'idle' }), 80)).toEqual(['idle']);
+  });
+
+  it.each(['stopped', 'crashed'] as const)('%s with nothing else shows only its state', (state) => {
+    expect(metricsLines(view({ state }), 80)).toEqual([state]);
+  });
+
+  it('shows the state and uptime', () => {
+    const lines = metricsLines(view({ state: 'running', uptimeSeconds: 90 }), 80);
+    expect(lines[0]).toBe('running  (up 1m 30s)');
+  });
+
+  it.each([
+    ['ready', 'running  (up 5s)  ·  ready'],
+    ['not-ready', 'running  (up 5s)  ·  loading'],
+  ] as const)('shows readiness %s as %j', (ready, line) => {
+    expect(metricsLines(view({ state: 'running', uptimeSeconds: 5, ready }), 80)[0]).toBe(line);
+  });
+
+  it('says how old the readings are when they are stale', () => {
+    const stats: Stats = { state: 'running', uptimeSeconds: 600, ready: 'ready' };
+    expect(metricsLines(view(stats, { staleSeconds: 12 }), 80)[0]).toBe(
+      'running  (up 10m 0s)  ·  ready  ·  readings 12s old',
+    );
+    expect(metricsLines(view(stats), 80)[0]).not.toContain('readings');
+  });
+
+  it.each<[string, Partial<Stats>, string]>([
+    ['label, model and served name', { modelId: 'qwen3-8b', servedName: 'chat' }, 'llama.cpp  qwen3-8b as chat'],
+    ['no alias when the served name is the model', { modelId: 'qwen3-8b', servedName: 'qwen3-8b' }, 'llama.cpp  qwen3-8b'],
+    ['the model alone', { modelId: 'qwen3-8b' }, 'llama.cpp  qwen3-8b'],
+    ['the label alone', {}, 'llama.cpp'],
+  ])('shows what is served: %s', (_name, extra, line) => {
+    const lines = metricsLines(view({ state: 'running', runner: 'llamacpp', ...extra }), 80);
+    expect(lines[1]).toBe(line);
+  });
+
+  it.each([
+    ['vllm', 'vLLM'],
+    ['omlx', 'oMLX'],
+    ['mtplx', 'MTPLX'],
+    ['something-else', 'something-else'],
+  ])('names runner %s as %s', (runner, label) => {
+    const lines = metricsLines(view({ state: 'running', runner, modelId: 'm' }), 80);
+    expect(lines[1]).toBe(`${label}  m`);
+  });
+
+  it.each([
+    [90, 'last active 1m 30s ago'],
+    [3600, 'last active 1h 0m 0s ago'],
+    [0.4, 'last active just now'],
+    [0, 'last active just now'],
+  ])('shows last active %d s ago as %j', (seconds, line) => {
+    const lines = metricsLines(view({ state: 'stopped', lastActiveAt: secondsAgo(seconds) }), 80);
+    expect(lines).toEqual(['stopped', line]);
+  });
+
+  it('shows a line per series: CPU, RAM, GPU util, GPU mem for a single GPU', () => {
+    const stats: Stats = {
+      state: 'running',
+      uptimeSeconds: 1,
+      cpu: { utilization: 25 },
+      memory: { used: 8 * GIB, total: 32 * GIB },
+      gpus: [{ index: 0, utilization: 80, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB }],
+    };
+    const labels = metricsLines(view(stats), 100)
+      .map((line) => /^(CPU|RAM|GPU(?: \d+)? (?:util|mem)) +[█░]/.exec(line)?.[1])
+      .filter((label) => label !== undefined);
+    expect(labels).toEqual(['CPU', 'RAM', 'GPU util', 'GPU mem']);
+  });
+
+  it('numbers each GPU when there are several', () => {
+    const stats: Stats = {
+      state: 'running',
+      gpus: [
+        { index: 1, utilization: 10 },
+        { index: 0, utilization: 90 },
+      ],
+    };
+    const labels = metricsLines(view(stats), 100)
+      .map((line) => /^(CPU|RAM|GPU(?: \d+)? (?:util|mem)) +[█░]/.exec(line)?.[1])
+      .filter((label) => label !== undefined);
+    expect(labels).toEqual(['CPU', 'RAM', 'GPU 0 util', 'GPU 0 mem', 'GPU 1 util', 'GPU 1 mem']);
+  });
+
+  it('draws a gauge of the current value and a bar of the history, newest on the right', () => {
+    // 59 columns with 3-letter labels leave a 10-cell gauge and a 20-cell history bar.
+    const stats: Stats = {
+      state: 'running',
+      cpu: { utilization: 50 },
+      memory: { used: 24 * GIB, total: 32 * GIB },
+      history: [
+        { t: 1, c: 0, m: 75 },
+        { t: 2, c: 50, m: 75 },
+        { t: 3, c: 100, m: 75 },
+      ],
+    };
+    const lines = metricsLines(view(stats), 59);
+    expect(seriesLine(lines, 'CPU')).toBe(`CPU  █████░░░░░ ${' '.repeat(17)}▁▅█  50%`);
+    expect(seriesLine(lines, 'RAM')).toBe(`RAM  ████████░░ ${' '.repeat(17)}▇▇▇  24.0 GiB / 32.0 GiB`);
+  });
+
+  it('max-pools a history longer than the bar, keeping the newest on the right', () => {
+    const history = Array.from({ length: 100 }, (_, index) => ({
+      t: index,
+      c: index === 99 ? 100 : 0,
+    }));
+    const stats: Stats = { state: 'running', cpu: { utilization: 0 }, history };
+    const line = seriesLine(metricsLines(view(stats), 59), 'CPU');
+    expect(line).toBe(`CPU  ░░░░░░░░░░ ${'▁'.repeat(19)}█  0%`);
+  });
+
+  it('shows GPU details: utilisation, temperature, memory', () => {
+    const stats: Stats = {
+      state: 'running',
+      gpus: [
+        { index: 0, utilization: 80, temperature: 67, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB },
+      ],
+      history: [{ t: 1, g: [{ i: 0, u: 40, m: 50 }] }],
+    };
+    const lines = metricsLines(view(stats), 64);
+    // 8-letter labels at 64 columns: still a 10-cell gauge and a 20-cell bar.
+    expect(seriesLine(lines, 'GPU util')).toBe(`GPU util  ████████░░ ${' '.repeat(19)}▄  80%  67°C`);
+    expect(seriesLine(lines, 'GPU mem')).toBe(
+      `GPU mem   █████░░░░░ ${' '.repeat(19)}▅  12.0 GiB / 24.0 GiB`,
+    );
+  });
+
+  it('shows a GPU known only from history, with an empty gauge', () => {
+    const stats: Stats = { state: 'stopped', history: [{ t: 1, g: [{ i: 2, u: 100 }] }] };
+    const lines = metricsLines(view(stats), 64);
+    expect(seriesLine(lines, 'GPU util')).toBe(`GPU util  ░░░░░░░░░░ ${' '.repeat(19)}█  `);
+  });
+
+  it('shows the counters, with — for what is absent', () => {
+    const stats: Stats = {
+      state: 'running',
+      tokens: { running: 2, promptTokens: 1234, generationTokens: 5678901 },
+    };
+    const lines = metricsLines(view(stats), 80);
+    expect(lines.at(-1)).toBe(
+      'in flight 2   prompt tokens 1,234   generated 5,678,901   requests —',
+    );
+    const empty = metricsLines(view({ state: 'running', tokens: {} }), 80);
+    expect(empty.at(-1)).toBe('in flight —   prompt tokens —   generated —   requests —');
+  });
+
+  it("lists errors, each with '! '", () => {
+    const stats: Stats = {
+      state: 'running',
+      tokens: { requests: 3 },
+      errors: ['engine metrics (http://x/metrics): HTTP 503', 'nvidia-smi: not found'],
+    };
+    const lines = metricsLines(view(stats), 80);
+    expect(lines.slice(-2)).toEqual([
+      '! engine metrics (http://x/metrics): HTTP 503',
+      '! nvidia-smi: not found',
+    ]);
+  });
+
+  it('puts it all in order', () => {
+    const stats: Stats = {
+      state: 'running',
+      runner: 'llamacpp',
+      modelId: 'qwen3-8b',
+      servedName: 'chat',
+      uptimeSeconds: 90,
+      ready: 'ready',
+      lastActiveAt: secondsAgo(5),
+      cpu: { utilization: 25 },
+      memory: { used: 8 * GIB, total: 32 * GIB },
+      gpus: [{ index: 0, utilization: 80, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB }],
+      history: [
+        { t: 1, c: 10, m: 20, g: [{ i: 0, u: 0, m: 50 }] },
+        { t: 2, c: 25, m: 25, g: [{ i: 0, u: 80, m: 50 }] },
+      ],
+      tokens: { running: 1, promptTokens: 100, generationTokens: 200, requests: 4 },
+      errors: ['boom'],
+    };
+    expect(metricsLines(view(stats, { staleSeconds: 9 }), 64)).toMatchInlineSnapshot();
+  });
+});
