@@ -314,6 +314,20 @@ describe('metricsLines', () => {
       tokens: { running: 1, promptTokens: 100, generationTokens: 200, requests: 4 },
       errors: ['boom'],
     };
-    expect(metricsLines(view(stats, { staleSeconds: 9 }), 64)).toMatchInlineSnapshot();
+    expect(metricsLines(view(stats, { staleSeconds: 9 }), 64)).toMatchInlineSnapshot(`
+      [
+        "running  (up 1m 30s)  ·  ready  ·  readings 9s old",
+        "llama.cpp  qwen3-8b as chat",
+        "last active 5s ago",
+        "",
+        "CPU       ███░░░░░░░                   ▁▃  25%",
+        "RAM       ███░░░░░░░                   ▂▃  8.0 GiB / 32.0 GiB",
+        "GPU util  ████████░░                   ▁▇  80%",
+        "GPU mem   █████░░░░░                   ▅▅  12.0 GiB / 24.0 GiB",
+        "",
+        "in flight 1   prompt tokens 100   generated 200   requests 4",
+        "! boom",
+      ]
+    `);
   });
 });

@@ -1,0 +1,415 @@
+/**
+ * The whole screen (spec §1.1): exactly `rows` lines, each exactly `columns` wide, top to bottom a
+ * title, the metrics, the engine log and the footer of keys; a small terminal shortens the
+ * metrics first and keeps a log row.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import type { Stats } from '../../core/contract/schemas.ts';
+import { footer } from './keys.ts';
+import { layout, logRows, type ViewState } from './layout.ts';
+import { appendLines, applyAction, EMPTY_PANE, type LogPane } from './log-pane.ts';
+import { metricsLines } from './metrics-pane.ts';
+import { displayWidth, fit } from './text.ts';
+
+const ESC = '\u001b';
+// eslint-disable-next-line no-control-regex -- control characters are what must not reach the screen
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const GIB = 1024 ** 3;
+const now = new Date('2026-11-22T10:00:00.000Z');
+
+const IDLE: Stats = { state: 'idle' };
+
+const RUNNING: Stats = {
+  state: 'running',
+  runner: 'llamacpp',
+  modelId: 'qwen3-8b',
+  servedName: 'chat',
+  uptimeSeconds: 90,
+  ready: 'ready',
+  lastActiveAt: new Date(now.getTime() - 5000).toISOString(),
+  cpu: { utilization: 25 },
+  memory: { used: 8 * GIB, total: 32 * GIB },
+  gpus: [{ index: 0, utilization: 80, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB }],
+  history: [
+    { t: 1, c: 10, m: 20, g: [{ i: 0, u: 0, m: 50 }] },
+    { t: 2, c: 25, m: 25, g: [{ i: 0, u: 80, m: 50 }] },
+  ],
+  tokens: { running: 1, promptTokens: 100, generationTokens: 200, requests: 4 },
+  errors: ['boom'],
+};
+
+/** Eight GPUs: a tall metrics section. */
+const TALL: Stats = {
+  ...RUNNING,
+  gpus: Array.from({ length: 8 }, (_, index) => ({
+    index,
+    utilization: index * 10,
+    memoryUsed: index * GIB,
+    memoryTotal: 80 * GIB,
+    temperature: 50 + index,
+  })),
+  history: [],
+};
+
+const numbered = (from: number, count: number): string[] =>
+  Array.from({ length: count }, (_, index) => `log ${from + index}`);
+
+const stateOf = (stats: Stats, log: LogPane, extra: Partial<ViewState> = {}): ViewState => ({
+  source: './Svcfile',
+  metrics: { stats, now },
+  log,
+  ...extra,
+});
+
+/** A running engine with `count` log lines, on the tail. */
+const withLog = (count: number, stats: Stats = RUNNING): ViewState =>
+  stateOf(stats, appendLines(EMPTY_PANE, numbered(1, count), 10));
+
+const divider = (columns: number): string => '─'.repeat(columns);
+
+/** Lines between the second divider and the last one (frame drawn, rows ≥ 6). */
+const logRegion = (lines: readonly string[], columns: number): string[] => {
+  const dividers = lines.flatMap((line, index) => (line === divider(columns) ? [index] : []));
+  expect(dividers).toHaveLength(3);
+  const [, above = 0, below = 0] = dividers;
+  return lines.slice(above + 1, below);
+};
+
+const expectScreen = (lines: readonly string[], columns: number, rows: number): void => {
+  expect(lines).toHaveLength(rows);
+  for (const line of lines) {
+    expect(displayWidth(line)).toBe(columns);
+    expect(line).not.toContain(ESC);
+    expect(line).not.toMatch(CONTROL);
+  }
+};
+
+describe('layout: size', () => {
+  it.each([
+    [1, 1],
+    [10, 3],
+    [40, 10],
+    [80, 24],
+    [120, 40],
+    [200, 6],
+    [3, 60],
+  ])('%i×%i: exactly `rows` lines, each exactly `columns` wide', (columns, rows) => {
+    for (const state of [withLog(500), withLog(0, IDLE), withLog(3, TALL)]) {
+      expectScreen(layout(state, columns, rows), columns, rows);
+    }
+  });
+
+  // KNOWN BUG: below the full frame (rows < 6) the screen is title, log rows, footer, but only
+  // one log row is laid out (logHeight is 1 there), so 4 and 5 rows give 3 lines, not 4 or 5.
+  // Flip to `it` once fixed.
+  it.fails.each([
+    [20, 5],
+    [20, 4],
+    [80, 5],
+  ])('%i×%i: exactly `rows` lines (KNOWN BUG: 3 lines below 6 rows)', (columns, rows) => {
+    expect(layout(withLog(500), columns, rows)).toHaveLength(rows);
+  });
+
+  it('draws nothing on a screen with no rows or no columns', () => {
+    expect(layout(withLog(5), 0, 10)).toEqual([]);
+    expect(layout(withLog(5), 10, 0)).toEqual([]);
+  });
+
+  /** Log text at its worst: long, wide, escape-laden, redrawn, tabbed. */
+  const nastyLine = fc
+    .array(
+      fc.oneof(
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.constantFrom(
+          `${ESC}[31m`,
+          `${ESC}[0m`,
+          `${ESC}[2J${ESC}[H`,
+          `${ESC}]0;title\u0007`,
+          '\r',
+          '\t',
+          '\u0007',
+          '日本語のログ',
+          '😀👍🏽',
+          'x'.repeat(300),
+          '界'.repeat(150),
+        ),
+      ),
+      { maxLength: 8 },
+    )
+    // A leading '>' keeps any log row from looking like a divider; `\n` is the sanitizeLine bug
+    // pinned in text.test.ts (log-tail splits on it, so the engine log never holds one).
+    .map((parts) => `>${parts.join('').replaceAll('\n', '')}`);
+
+  const viewState = fc
+    .record({
+      stats: fc.constantFrom(IDLE, RUNNING, TALL, { state: 'crashed', errors: ['exit 1'] } as Stats),
+      lines: fc.array(nastyLine, { maxLength: 60 }),
+      started: fc.boolean(),
+      up: fc.integer({ min: 0, max: 80 }),
+      following: fc.boolean(),
+      notice: fc.option(fc.constantFrom('stopping the engine…', '日本語'.repeat(30)), {
+        nil: undefined,
+      }),
+      stale: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined }),
+    })
+    .map(({ stats, lines, started, up, following, notice, stale }): ViewState => {
+      const base = started ? appendLines(EMPTY_PANE, [], 10) : EMPTY_PANE;
+      const pane = applyAction(
+        appendLines(base, lines, 10),
+        { type: 'scroll', lines: up },
+        10,
+      );
+      return {
+        source: '/home/someone/projects/模型/Svcfile',
+        metrics: { stats, now, ...(stale === undefined ? {} : { staleSeconds: stale }) },
+        log: { ...pane, following },
+        ...(notice === undefined ? {} : { notice }),
+      };
+    });
+
+  it('property: any state at 1..200 × 1..80 is exactly `rows` lines of exactly `columns`', () => {
+    fc.assert(
+      fc.property(
+        viewState,
+        fc.integer({ min: 1, max: 200 }),
+        // 4 and 5 rows are the known bug above.
+        fc.integer({ min: 1, max: 80 }).filter((rows) => rows !== 4 && rows !== 5),
+        (state, columns, rows) => {
+          const lines = layout(state, columns, rows);
+          expectScreen(lines, columns, rows);
+          if (rows >= 6) {
+            expect(lines[1]).toBe(divider(columns));
+            expect(lines[rows - 2]).toBe(divider(columns));
+            expect(lines[rows - 1]).toBe(fit(footer(state.log.following), columns));
+            expect(logRegion(lines, columns)).toHaveLength(logRows(state, columns, rows));
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('layout: the frame', () => {
+  it('is title, divider, metrics, divider, log, divider, footer', () => {
+    const state = withLog(100);
+    const lines = layout(state, 80, 24);
+    const metrics = metricsLines(state.metrics, 80);
+    expect(metrics).toHaveLength(11);
+    expect(lines[0]).toBe(fit('svc serve · ./Svcfile   log: following', 80));
+    expect(lines[1]).toBe(divider(80));
+    expect(lines.slice(2, 13)).toEqual(metrics.map((line) => fit(line, 80)));
+    expect(lines[13]).toBe(divider(80));
+    expect(lines.slice(14, 22)).toEqual(numbered(93, 8).map((line) => fit(line, 80)));
+    expect(lines[22]).toBe(divider(80));
+    expect(lines[23]).toBe(fit('↑↓ scroll   pgup/pgdn page   f pause   q quit', 80));
+  });
+
+  it("says 'log: paused' in the title and 'f follow' in the footer while paused", () => {
+    const state = withLog(100);
+    const paused = { ...state, log: applyAction(state.log, { type: 'toggle-follow' }, 8) };
+    const lines = layout(paused, 80, 24);
+    expect(lines[0]).toBe(fit('svc serve · ./Svcfile   log: paused', 80));
+    expect(lines[23]).toBe(fit('↑↓ scroll   pgup/pgdn page   f follow   q quit', 80));
+  });
+
+  it('shows a notice in the title', () => {
+    const lines = layout({ ...withLog(1), notice: 'stopping the engine…' }, 80, 24);
+    expect(lines[0]).toBe(
+      fit('svc serve · ./Svcfile   log: following   stopping the engine…', 80),
+    );
+  });
+
+  it('shows the scrolled window, not the tail, when scrolled back', () => {
+    const state = withLog(100);
+    const rows = logRows(state, 80, 24);
+    const back = { ...state, log: applyAction(state.log, { type: 'page', pages: 1 }, rows) };
+    expect(logRegion(layout(back, 80, 24), 80)).toEqual(
+      numbered(85, 8).map((line) => fit(line, 80)),
+    );
+  });
+
+  it('pads a short log with blank rows below it', () => {
+    expect(logRegion(layout(withLog(2), 30, 24), 30)).toEqual([
+      fit('log 1', 30),
+      fit('log 2', 30),
+      ...Array<string>(6).fill(' '.repeat(30)),
+    ]);
+  });
+
+  it('is this at 40×10 (idle)', () => {
+    expect(layout(stateOf(IDLE, EMPTY_PANE), 40, 10)).toMatchInlineSnapshot(`
+      [
+        "svc serve · ./Svcfile   log: following  ",
+        "────────────────────────────────────────",
+        "idle                                    ",
+        "────────────────────────────────────────",
+        "waiting for the engine log…             ",
+        "                                        ",
+        "                                        ",
+        "                                        ",
+        "────────────────────────────────────────",
+        "↑↓ scroll   pgup/pgdn page   f pause   q",
+      ]
+    `);
+  });
+
+  it('is this at 80×24 (running)', () => {
+    expect(layout(withLog(40), 80, 24)).toMatchInlineSnapshot(`
+      [
+        "svc serve · ./Svcfile   log: following                                          ",
+        "────────────────────────────────────────────────────────────────────────────────",
+        "running  (up 1m 30s)  ·  ready                                                  ",
+        "llama.cpp  qwen3-8b as chat                                                     ",
+        "last active 5s ago                                                              ",
+        "                                                                                ",
+        "CPU       ████░░░░░░░░░░░                              ▁▃  25%                  ",
+        "RAM       ████░░░░░░░░░░░                              ▂▃  8.0 GiB / 32.0 GiB   ",
+        "GPU util  ████████████░░░                              ▁▇  80%                  ",
+        "GPU mem   ████████░░░░░░░                              ▅▅  12.0 GiB / 24.0 GiB  ",
+        "                                                                                ",
+        "in flight 1   prompt tokens 100   generated 200   requests 4                    ",
+        "! boom                                                                          ",
+        "────────────────────────────────────────────────────────────────────────────────",
+        "log 33                                                                          ",
+        "log 34                                                                          ",
+        "log 35                                                                          ",
+        "log 36                                                                          ",
+        "log 37                                                                          ",
+        "log 38                                                                          ",
+        "log 39                                                                          ",
+        "log 40                                                                          ",
+        "────────────────────────────────────────────────────────────────────────────────",
+        "↑↓ scroll   pgup/pgdn page   f pause   q quit                                   ",
+      ]
+    `);
+  });
+});
+
+describe('layout: waiting for the engine', () => {
+  it('shows a note, not an empty pane, before anything is read', () => {
+    const region = logRegion(layout(stateOf(RUNNING, EMPTY_PANE), 80, 24), 80);
+    expect(region[0]).toBe(fit('waiting for the engine log…', 80));
+    expect(region.slice(1).every((line) => line.trim() === '')).toBe(true);
+  });
+
+  it('shows a note, not an empty pane, when the engine has written nothing yet', () => {
+    const started = appendLines(EMPTY_PANE, [], 8);
+    const region = logRegion(layout(stateOf(RUNNING, started), 80, 24), 80);
+    expect(region[0]).toBe(
+      fit('the engine has written nothing yet; waiting for its first line…', 80),
+    );
+  });
+
+  it('shows the note on the one log row of a small screen too', () => {
+    expect(layout(stateOf(RUNNING, EMPTY_PANE), 40, 3)[1]).toBe(
+      fit('waiting for the engine log…', 40),
+    );
+  });
+
+  it('drops the note once a line arrives', () => {
+    const region = logRegion(layout(withLog(1), 80, 24), 80);
+    expect(region[0]).toBe(fit('log 1', 80));
+    expect(region.join('')).not.toContain('waiting');
+  });
+});
+
+describe('layout: a small terminal', () => {
+  it('shortens the metrics section first, from the bottom, keeping one log row', () => {
+    const state = withLog(100);
+    const metrics = metricsLines(state.metrics, 80).map((line) => fit(line, 80));
+    const lines = layout(state, 80, 10);
+    expect(lines).toEqual([
+      fit('svc serve · ./Svcfile   log: following', 80),
+      divider(80),
+      ...metrics.slice(0, 4),
+      divider(80),
+      fit('log 100', 80),
+      divider(80),
+      fit(footer(true), 80),
+    ]);
+    expect(logRows(state, 80, 10)).toBe(1);
+  });
+
+  it('gives rows back to the log only once the metrics are whole', () => {
+    const state = withLog(100);
+    const metrics = metricsLines(state.metrics, 80).length;
+    for (let rows = 6; rows <= 5 + metrics + 1; rows += 1) {
+      expect(logRows(state, 80, rows)).toBe(1);
+    }
+    expect(logRows(state, 80, 5 + metrics + 2)).toBe(2);
+    expect(logRows(state, 80, 5 + metrics + 10)).toBe(10);
+  });
+
+  it('keeps a log row however tall the metrics section (eight GPUs)', () => {
+    const state = withLog(100, TALL);
+    expect(metricsLines(state.metrics, 60).length).toBeGreaterThan(20);
+    for (const rows of [6, 8, 12, 20]) {
+      const lines = layout(state, 60, rows);
+      expect(lines).toHaveLength(rows);
+      expect(logRegion(lines, 60)).toEqual([fit('log 100', 60)]);
+    }
+  });
+
+  it('at 6 rows draws the frame with no metrics', () => {
+    expect(layout(withLog(100), 20, 6)).toEqual([
+      fit('svc serve · ./Svcfile   log: following', 20),
+      divider(20),
+      divider(20),
+      fit('log 100', 20),
+      divider(20),
+      fit(footer(true), 20),
+    ]);
+  });
+
+  it('at 3 rows is the title, the newest log line and the keys', () => {
+    expect(layout(withLog(100), 10, 3)).toEqual(['svc serve ', 'log 100   ', '↑↓ scroll ']);
+  });
+
+  it('at 1 row is the title alone', () => {
+    expect(layout(withLog(100), 12, 1)).toEqual(['svc serve · ']);
+  });
+
+  // KNOWN BUG: at 2 rows (and 1) the screen has no log row (title and footer only), while
+  // logRows says 1; spec §1.1 keeps at least one log row. Flip to `it` once fixed.
+  it.fails('at 2 rows keeps a log row (KNOWN BUG: title and footer only)', () => {
+    const lines = layout(withLog(100), 20, 2);
+    expect(lines).toContain(fit('log 100', 20));
+  });
+});
+
+describe('logRows', () => {
+  it.each([
+    [80, 24],
+    [120, 40],
+    [40, 10],
+    [20, 6],
+    [30, 7],
+    [200, 80],
+  ])('at %i×%i equals the log rows of the layout', (columns, rows) => {
+    for (const state of [withLog(500), withLog(0, IDLE), withLog(500, TALL)]) {
+      expect(logRegion(layout(state, columns, rows), columns)).toHaveLength(
+        logRows(state, columns, rows),
+      );
+    }
+  });
+
+  it('at 3 rows is the one log row', () => {
+    expect(logRows(withLog(500), 40, 3)).toBe(1);
+    expect(layout(withLog(500), 40, 3)[1]).toBe(fit('log 500', 40));
+  });
+
+  it('pages by what is on screen: pgup brings the lines just above into view', () => {
+    const state = withLog(300);
+    const rows = logRows(state, 80, 30);
+    const before = logRegion(layout(state, 80, 30), 80);
+    const paged = { ...state, log: applyAction(state.log, { type: 'page', pages: 1 }, rows) };
+    const after = logRegion(layout(paged, 80, 30), 80);
+    expect(after).toHaveLength(before.length);
+    expect(after.at(-1)).toBe(fit(`log ${300 - rows}`, 80));
+    expect(before[0]).toBe(fit(`log ${300 - rows + 1}`, 80));
+  });
+});
