@@ -4,14 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import {
-  actionFor,
-  decodeKeys,
-  footer,
-  KEY_TABLE,
-  type KeyName,
-  type ViewAction,
-} from './keys.ts';
+import { actionFor, decodeKeys, footer, KEY_TABLE, type KeyName, type ViewAction } from './keys.ts';
 import { appendLines, applyAction, EMPTY_PANE, type LogPane, visibleLines } from './log-pane.ts';
 
 const ALL_KEYS: readonly KeyName[] = ['up', 'down', 'pgup', 'pgdown', 'f', 'q', 'ctrl-c'];
@@ -98,9 +91,7 @@ describe('key table (spec §1.1)', () => {
     expect(visibleLines(back, rows)).toEqual(['line 13', 'line 14', 'line 15', 'line 16']);
     const backTwice = press(back, 'pgup', rows);
     expect(visibleLines(backTwice, rows)).toEqual(['line 9', 'line 10', 'line 11', 'line 12']);
-    expect(visibleLines(press(backTwice, 'pgdown', rows), rows)).toEqual(
-      visibleLines(back, rows),
-    );
+    expect(visibleLines(press(backTwice, 'pgdown', rows), rows)).toEqual(visibleLines(back, rows));
   });
 
   it('a page uses the row count it is given', () => {
@@ -154,15 +145,12 @@ describe('footer (drawn from the key table)', () => {
     );
   });
 
-  it.each([true, false])(
-    'names no key the view does not handle (following: %s)',
-    (following) => {
-      const text = footer(following).toLowerCase();
-      for (const word of ['start', 'stop', 'keep', 'abort']) {
-        expect(text).not.toContain(word);
-      }
-    },
-  );
+  it.each([true, false])('names no key the view does not handle (following: %s)', (following) => {
+    const text = footer(following).toLowerCase();
+    for (const word of ['start', 'stop', 'keep', 'abort']) {
+      expect(text).not.toContain(word);
+    }
+  });
 
   it("reads 'f pause' while following and 'f follow' while paused", () => {
     expect(footer(true)).toContain('f pause');

@@ -112,6 +112,17 @@ describe('layout: size', () => {
     expect(layout(withLog(500), columns, rows)).toHaveLength(rows);
   });
 
+  // KNOWN GAP: only log lines go through sanitizeLine; the title (source, notice) and the metrics
+  // lines (model id, served name, errors) are only fit(), so an escape or control character in
+  // them reaches the terminal. Flip to `it` once fixed.
+  it.fails('keeps escapes out of the metrics and the title (KNOWN GAP: not sanitized)', () => {
+    const stats: Stats = {
+      ...RUNNING,
+      errors: ['gpu: nvidia-smi failed: \u001b[31mNVML\u001b[0m'],
+    };
+    expectScreen(layout(stateOf(stats, EMPTY_PANE), 80, 24), 80, 24);
+  });
+
   it('draws nothing on a screen with no rows or no columns', () => {
     expect(layout(withLog(5), 0, 10)).toEqual([]);
     expect(layout(withLog(5), 10, 0)).toEqual([]);
@@ -145,7 +156,10 @@ describe('layout: size', () => {
 
   const viewState = fc
     .record({
-      stats: fc.constantFrom(IDLE, RUNNING, TALL, { state: 'crashed', errors: ['exit 1'] } as Stats),
+      stats: fc.constantFrom(IDLE, RUNNING, TALL, {
+        state: 'crashed',
+        errors: ['exit 1'],
+      } as Stats),
       lines: fc.array(nastyLine, { maxLength: 60 }),
       started: fc.boolean(),
       up: fc.integer({ min: 0, max: 80 }),
@@ -157,11 +171,7 @@ describe('layout: size', () => {
     })
     .map(({ stats, lines, started, up, following, notice, stale }): ViewState => {
       const base = started ? appendLines(EMPTY_PANE, [], 10) : EMPTY_PANE;
-      const pane = applyAction(
-        appendLines(base, lines, 10),
-        { type: 'scroll', lines: up },
-        10,
-      );
+      const pane = applyAction(appendLines(base, lines, 10), { type: 'scroll', lines: up }, 10);
       return {
         source: '/home/someone/projects/模型/Svcfile',
         metrics: { stats, now, ...(stale === undefined ? {} : { staleSeconds: stale }) },
@@ -218,9 +228,7 @@ describe('layout: the frame', () => {
 
   it('shows a notice in the title', () => {
     const lines = layout({ ...withLog(1), notice: 'stopping the engine…' }, 80, 24);
-    expect(lines[0]).toBe(
-      fit('svc serve · ./Svcfile   log: following   stopping the engine…', 80),
-    );
+    expect(lines[0]).toBe(fit('svc serve · ./Svcfile   log: following   stopping the engine…', 80));
   });
 
   it('shows the scrolled window, not the tail, when scrolled back', () => {

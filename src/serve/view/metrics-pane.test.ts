@@ -16,7 +16,8 @@ import {
 } from './metrics-pane.ts';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
-const secondsAgo = (seconds: number): string => new Date(now.getTime() - seconds * 1000).toISOString();
+const secondsAgo = (seconds: number): string =>
+  new Date(now.getTime() - seconds * 1000).toISOString();
 const GIB = 1024 ** 3;
 
 const view = (stats: Stats, extra: Partial<MetricsView> = {}): MetricsView => ({
@@ -163,8 +164,16 @@ describe('metricsLines', () => {
   });
 
   it.each<[string, Partial<Stats>, string]>([
-    ['label, model and served name', { modelId: 'qwen3-8b', servedName: 'chat' }, 'llama.cpp  qwen3-8b as chat'],
-    ['no alias when the served name is the model', { modelId: 'qwen3-8b', servedName: 'qwen3-8b' }, 'llama.cpp  qwen3-8b'],
+    [
+      'label, model and served name',
+      { modelId: 'qwen3-8b', servedName: 'chat' },
+      'llama.cpp  qwen3-8b as chat',
+    ],
+    [
+      'no alias when the served name is the model',
+      { modelId: 'qwen3-8b', servedName: 'qwen3-8b' },
+      'llama.cpp  qwen3-8b',
+    ],
     ['the model alone', { modelId: 'qwen3-8b' }, 'llama.cpp  qwen3-8b'],
     ['the label alone', {}, 'llama.cpp'],
   ])('shows what is served: %s', (_name, extra, line) => {
@@ -234,7 +243,9 @@ describe('metricsLines', () => {
     };
     const lines = metricsLines(view(stats), 59);
     expect(seriesLine(lines, 'CPU')).toBe(`CPU  █████░░░░░ ${' '.repeat(17)}▁▅█  50%`);
-    expect(seriesLine(lines, 'RAM')).toBe(`RAM  ████████░░ ${' '.repeat(17)}▇▇▇  24.0 GiB / 32.0 GiB`);
+    expect(seriesLine(lines, 'RAM')).toBe(
+      `RAM  ████████░░ ${' '.repeat(17)}▇▇▇  24.0 GiB / 32.0 GiB`,
+    );
   });
 
   it('max-pools a history longer than the bar, keeping the newest on the right', () => {
@@ -257,7 +268,9 @@ describe('metricsLines', () => {
     };
     const lines = metricsLines(view(stats), 64);
     // 8-letter labels at 64 columns: still a 10-cell gauge and a 20-cell bar.
-    expect(seriesLine(lines, 'GPU util')).toBe(`GPU util  ████████░░ ${' '.repeat(19)}▄  80%  67°C`);
+    expect(seriesLine(lines, 'GPU util')).toBe(
+      `GPU util  ████████░░ ${' '.repeat(19)}▄  80%  67°C`,
+    );
     expect(seriesLine(lines, 'GPU mem')).toBe(
       `GPU mem   █████░░░░░ ${' '.repeat(19)}▅  12.0 GiB / 24.0 GiB`,
     );
