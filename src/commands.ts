@@ -38,6 +38,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./serve/command.ts'),
   },
   {
+    name: 'gateway',
+    summary: 'One OpenAI-compatible endpoint for a fleet of daemons, waking nodes on demand',
+    load: () => import('./gateway/command.ts'),
+  },
+  {
+    name: 'fleet',
+    summary: 'Status, start and stop of the nodes a fleet file lists',
+    load: () => import('./gateway/fleet-command.ts'),
+  },
+  {
     name: 'alias',
     summary: 'Register, list or remove short names for Svcfiles',
     load: () => import('./alias/command.ts'),

@@ -47,6 +47,8 @@ export const ERROR_CATALOG = {
   ERR_NOTHING_TO_SERVE: 'user',
   /** The engine did not exit even after SIGKILL (spec §4.1: 500). */
   ERR_ENGINE_STUCK: 'system',
+  /** A fleet file that is missing, does not parse, or names a variable set nowhere. */
+  ERR_FLEET: 'user',
   /** The alias registry or another state file could not be written. */
   ERR_STATE_WRITE: 'system',
   /** The listen socket could not be opened (address in use, permission denied). */

@@ -81,7 +81,7 @@ describe('gauge', () => {
         fc.option(fc.double({ min: -1000, max: 1000, noNaN: true }), { nil: undefined }),
         fc.integer({ min: 0, max: 60 }),
         (percent, width) => {
-          expect([...gauge(percent, width)]).toHaveLength(width);
+          expect(Array.from(gauge(percent, width))).toHaveLength(width);
         },
       ),
     );
@@ -123,7 +123,7 @@ describe('sparkline', () => {
         fc.integer({ min: 1, max: 60 }),
         (values, width) => {
           const line = sparkline(values, width);
-          expect([...line]).toHaveLength(width);
+          expect(Array.from(line)).toHaveLength(width);
           if (values.length > 0) {
             const top = sparkline([Math.max(...values)], 1);
             expect(line).toContain(top);

@@ -1,0 +1,124 @@
+/**
+ * `svc gateway`: one OpenAI-compatible endpoint for a fleet of daemons (spec §4.2). Startup
+ * resolves the fleet file and every token it names before listening, and refuses what §7 says.
+ */
+import { resolve } from 'node:path';
+
+import type { CommandIo } from '../commands.ts';
+import { requireTokenOffLoopback, resolveApiToken } from '../core/auth/token-source.ts';
+import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import { parseDuration } from '../core/duration.ts';
+import { SvcError } from '../core/errors.ts';
+import { httpUrl } from '../core/http/listen.ts';
+import { formatListenAddress, parseListenAddress } from '../core/http/listen-address.ts';
+import { createLogger, resolveLogLevel } from '../core/logger.ts';
+import { configDirFor } from '../core/paths.ts';
+import { loadFleet } from './load-fleet.ts';
+import { startGateway } from './start-gateway.ts';
+
+const OPTIONS = {
+  fleet: {
+    type: 'string',
+    short: 'f',
+    value: '<path>',
+    description: 'Fleet file to serve (default ./fleet.yaml)',
+  },
+  listen: {
+    type: 'string',
+    value: '<addr>',
+    description: 'Listen address (default :4000; port 0 picks one)',
+  },
+  loopback: {
+    type: 'boolean',
+    short: 'l',
+    description: 'Listen on 127.0.0.1:4000; may run without a token',
+  },
+  'api-token-file': {
+    type: 'string',
+    value: '<path>',
+    description: 'Read the gateway token from this file',
+  },
+  'api-token': {
+    type: 'string',
+    value: '<value>',
+    description: 'The gateway token (visible in the process list)',
+  },
+  'wake-timeout': {
+    type: 'string',
+    value: '<duration>',
+    description: 'How long a woken engine may take to answer (default 5m)',
+  },
+  'log-level': {
+    type: 'string',
+    value: '<level>',
+    description: 'debug, info (default), warn or error',
+  },
+} as const;
+
+export const help = renderCommandHelp(
+  [
+    'svc gateway [-f fleet.yaml] [--listen <addr> | --loopback] [--api-token-file <path>] [--wake-timeout 5m]',
+  ],
+  [
+    'Serves a fleet of svc daemons under one OpenAI-compatible endpoint: each completion goes to',
+    'the node serving its model; a stopped node whose Svcfile describes the model is woken on',
+    'demand. Callers present the gateway token; node tokens and engine keys come from the fleet',
+    "file's variables (the environment, then the .env beside the fleet file).",
+  ].join('\n'),
+  OPTIONS,
+);
+
+export async function run(io: CommandIo): Promise<number> {
+  const { values } = parseCommandArgs('gateway', OPTIONS, io.argv, 0);
+  if (values.loopback === true && values.listen !== undefined) {
+    throw new SvcError('ERR_USAGE', '--loopback and --listen both given: pass one');
+  }
+  const logger = createLogger(
+    resolveLogLevel({ flag: values['log-level'], env: io.env['SVC_LOG_LEVEL'] }),
+  );
+  const wakeText = values['wake-timeout'] ?? '5m';
+  const wakeTimeoutMs = parseDuration(wakeText);
+  if (wakeTimeoutMs === undefined) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `--wake-timeout "${wakeText}" is not a duration (write 30s, 5m or 1h)`,
+    );
+  }
+  const fleetPath = resolve(io.cwd, values.fleet ?? 'fleet.yaml');
+  const fleet = await loadFleet(fleetPath, io.env);
+  const address = parseListenAddress(
+    values.loopback === true ? '127.0.0.1:4000' : (values.listen ?? ':4000'),
+    '--listen',
+  );
+  const token = await resolveApiToken({
+    file: values['api-token-file'],
+    env: io.env['SVC_API_TOKEN'],
+    flag: values['api-token'],
+  });
+  requireTokenOffLoopback(address, token, '--loopback');
+
+  const signalled = new Promise<NodeJS.Signals>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  const gateway = await startGateway({
+    fleet,
+    listen: address,
+    ...(token === undefined ? {} : { token: token.value }),
+    wakeTimeoutMs,
+    logger,
+    configDir: configDirFor(io.env, io.cwd),
+    env: io.env,
+  });
+  const wildcard = ['', '0.0.0.0', '::'].includes(gateway.address.host);
+  io.stdout.write(
+    [
+      `svc gateway for ${fleetPath} listening on ${httpUrl(gateway.address)}`,
+      `Name http://${wildcard ? '<this-machine>' : formatListenAddress(gateway.address).replace(/:\d+$/, '')}:${gateway.address.port} in the fleet file's gateway section`,
+      '',
+    ].join('\n'),
+  );
+  logger.info('shutting down', { signal: await signalled });
+  await gateway.close();
+  return 0;
+}

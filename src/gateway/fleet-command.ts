@@ -1,0 +1,146 @@
+/**
+ * `svc fleet status | start <node…> | stop <node…>`: the nodes a fleet file lists, driven over
+ * their control APIs. Status prints a table (a node that does not answer is a row, not a
+ * failure); start sends each node the config its own Svcfile resolves to, with its engine key.
+ */
+import { resolve } from 'node:path';
+
+import type { CommandIo } from '../commands.ts';
+import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import { SvcError } from '../core/errors.ts';
+import { configDirFor } from '../core/paths.ts';
+import type { Fleet, FleetNode } from './fleet-file.ts';
+import { loadFleet, nodeSourceConfig } from './load-fleet.ts';
+import { nodeStart, nodeStatus, nodeStop } from './node-client.ts';
+
+const OPTIONS = {
+  fleet: {
+    type: 'string',
+    short: 'f',
+    value: '<path>',
+    description: 'Fleet file (default ./fleet.yaml)',
+  },
+  all: { type: 'boolean', description: 'start / stop: every node' },
+  json: { type: 'boolean', description: 'status: print JSON instead of a table' },
+} as const;
+
+export const help = renderCommandHelp(
+  [
+    'svc fleet status [-f fleet.yaml] [--json]',
+    'svc fleet start <node…> | --all',
+    'svc fleet stop <node…> | --all',
+  ],
+  'Shows and drives the daemon nodes a fleet file lists.',
+  OPTIONS,
+);
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+function pick(fleet: Fleet, names: readonly string[], all: boolean, verb: string): FleetNode[] {
+  if (all) {
+    return [...fleet.nodes];
+  }
+  if (names.length === 0) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `name the nodes to ${verb}, or pass --all (nodes: ${fleet.nodes.map((node) => node.name).join(', ')})`,
+    );
+  }
+  return names.map((name) => {
+    const node = fleet.nodes.find((candidate) => candidate.name === name);
+    if (node === undefined) {
+      throw new SvcError(
+        'ERR_USAGE',
+        `no node named "${name}" in ${fleet.path} (nodes: ${fleet.nodes.map((entry) => entry.name).join(', ')})`,
+      );
+    }
+    return node;
+  });
+}
+
+export async function run(io: CommandIo): Promise<number> {
+  const [verb, ...rest] = io.argv;
+  if (verb !== 'status' && verb !== 'start' && verb !== 'stop') {
+    throw new SvcError(
+      'ERR_USAGE',
+      `svc fleet takes status, start or stop${verb === undefined ? '' : `, not "${verb}"`} (see svc fleet --help)`,
+    );
+  }
+  const { values, positionals } = parseCommandArgs(
+    'fleet',
+    OPTIONS,
+    rest,
+    verb === 'status' ? 0 : Number.POSITIVE_INFINITY,
+  );
+  const fleet = await loadFleet(resolve(io.cwd, values.fleet ?? 'fleet.yaml'), io.env);
+
+  if (verb === 'status') {
+    const replies = await Promise.all(
+      fleet.nodes.map(async (node) => ({ node, reply: await nodeStatus(node) })),
+    );
+    if (values.json === true) {
+      io.stdout.write(
+        `${JSON.stringify(
+          replies.map(({ node, reply }) =>
+            reply.ok
+              ? { node: node.name, outcome: 'ok', status: reply.value }
+              : { node: node.name, outcome: reply.outcome, error: reply.detail },
+          ),
+          null,
+          2,
+        )}\n`,
+      );
+      return 0;
+    }
+    const rows = replies.map(({ node, reply }) =>
+      reply.ok
+        ? [
+            node.name,
+            reply.value.state,
+            reply.value.servedName ?? reply.value.model ?? '',
+            reply.value.lastActiveAt ?? '',
+          ]
+        : [node.name, reply.outcome, reply.detail, ''],
+    );
+    io.stdout.write(`${table([['NODE', 'STATE', 'SERVING', 'LAST ACTIVE'], ...rows])}\n`);
+    return 0;
+  }
+
+  const nodes = pick(fleet, positionals, values.all === true, verb);
+  const configDir = configDirFor(io.env, io.cwd);
+  let failures = 0;
+  for (const node of nodes) {
+    try {
+      if (verb === 'start') {
+        const { source, config } = await nodeSourceConfig(fleet, node, { configDir, env: io.env });
+        io.stdout.write(`${node.name}: using ${source}\n`);
+        const reply = await nodeStart(node, config);
+        if (!reply.ok) {
+          throw new Error(reply.detail);
+        }
+        io.stdout.write(`${node.name}  ${reply.value.state}\n`);
+      } else {
+        const reply = await nodeStop(node);
+        if (!reply.ok) {
+          throw new Error(reply.detail);
+        }
+        io.stdout.write(`${node.name}  ${reply.value.state}\n`);
+      }
+    } catch (error) {
+      failures += 1;
+      io.stdout.write(`${node.name}  failed: ${(error as Error).message}\n`);
+    }
+  }
+  return failures === 0 ? 0 : 1;
+}

@@ -1,0 +1,92 @@
+/**
+ * Reading a fleet file from disk with the `.env` beside it (token variables resolve from the
+ * process environment first, then that file), and each daemon node's Svcfile source: its `file:`,
+ * else an alias named after the node, else a `<name>/` directory beside the fleet file.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseEnv } from 'node:util';
+
+import type { DeployConfig } from '../core/contract/schemas.ts';
+import { SvcError } from '../core/errors.ts';
+import { aliasTarget, readAliases } from '../core/project/aliases.ts';
+import { deployConfigFromSpec } from '../core/project/deploy-config-from-project.ts';
+import { unwrap } from '../core/project/diagnostics.ts';
+import { originOf } from '../core/project/load.ts';
+import { openProject } from '../core/project/open-project.ts';
+import { type Fleet, type FleetNode, parseFleet, type Variables } from './fleet-file.ts';
+
+export async function loadFleet(path: string, env: Variables): Promise<Fleet> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new SvcError(
+        'ERR_FLEET',
+        `no fleet file at ${path}: create one listing your nodes, or pass --fleet <path>`,
+      );
+    }
+    throw new SvcError(
+      'ERR_FLEET',
+      `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'read failed'})`,
+    );
+  }
+  let dotenv: Variables = {};
+  try {
+    dotenv = parseEnv(await readFile(resolve(dirname(path), '.env'), 'utf8'));
+  } catch {
+    // no .env beside the fleet file
+  }
+  return unwrap(parseFleet(text, path, { env, dotenv }), 'ERR_FLEET');
+}
+
+/** Where a daemon node's Svcfile is (see the module comment), or why there is none. */
+async function sourceOf(fleet: Fleet, node: FleetNode, configDir: string): Promise<string> {
+  const base = dirname(fleet.path);
+  if (node.file !== undefined) {
+    return resolve(base, node.file);
+  }
+  const alias = aliasTarget(await readAliases(configDir), node.name);
+  if (alias !== undefined) {
+    return alias;
+  }
+  if ((await originOf(resolve(base, node.name), base)) !== undefined) {
+    return resolve(base, node.name);
+  }
+  throw new SvcError(
+    'ERR_FLEET',
+    `node "${node.name}" names no Svcfile source: no file field, no alias named "${node.name}", and no ${node.name}/ directory beside ${fleet.path}`,
+  );
+}
+
+export interface NodeSource {
+  readonly source: string;
+  readonly config: DeployConfig;
+}
+
+/** The deploy config a daemon node's own Svcfile resolves to (what waking it starts). */
+export async function nodeSourceConfig(
+  fleet: Fleet,
+  node: FleetNode,
+  context: { configDir: string; env: Variables },
+): Promise<NodeSource> {
+  const source = await sourceOf(fleet, node, context.configDir);
+  const opened = await openProject(source, {
+    cwd: dirname(fleet.path),
+    env: context.env,
+    aliases: () => readAliases(context.configDir),
+    supervised: true,
+  });
+  return { source, config: unwrap(deployConfigFromSpec(opened.spec, source)) };
+}
+
+/** The name requests use for a config: its served name, else its model (GUIDE D14). */
+export function modelNameOf(config: DeployConfig): string {
+  return (
+    config.servedModelName ??
+    (config.quant === undefined
+      ? (config.modelId ?? '')
+      : `${config.modelId ?? ''}:${config.quant}`)
+  );
+}

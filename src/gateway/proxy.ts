@@ -1,0 +1,129 @@
+/**
+ * Forwards one completion request to the engine chosen for it (spec §4.2 rule 4): the body byte
+ * for byte, the caller's Authorization replaced by the engine key (or removed), the reply's
+ * status, headers and body returned as they come, each chunk written the moment it arrives. A
+ * caller that goes away aborts the upstream request. No retry, on this node or another.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { Agent, type Dispatcher,errors } from 'undici';
+
+import { GatewayError } from './gateway-error.ts';
+import type { EngineTarget } from './route.ts';
+
+/** RFC 9110 §7.6.1 hop-by-hop headers, plus what the proxy itself sets. */
+const DROPPED_REQUEST_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'authorization',
+  'content-length',
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+]);
+const DROPPED_REPLY_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** One pool for all engines; keep-alive stays well under llama-server's own 5 s. */
+const agent: Dispatcher = new Agent({
+  keepAliveTimeout: 4_000,
+  keepAliveMaxTimeout: 4_000,
+  pipelining: 1,
+});
+
+export interface ProxyRequest {
+  readonly incoming: IncomingMessage;
+  readonly outgoing: ServerResponse;
+  readonly body: Buffer;
+  /** `stream: true` in the body: llama-server closes such connections after the reply. */
+  readonly streaming: boolean;
+}
+
+function upstreamUrl(target: EngineTarget, incomingUrl: string): string {
+  // The gateway serves /v1/...; the engine's own prefix replaces it.
+  return `${target.baseUrl}${incomingUrl.replace(/^\/v1(?=\/|$|\?)/, '')}`;
+}
+
+export async function proxy(target: EngineTarget, request: ProxyRequest): Promise<void> {
+  const { incoming, outgoing, body } = request;
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value !== undefined && !DROPPED_REQUEST_HEADERS.has(name)) {
+      headers[name] = value;
+    }
+  }
+  if (target.key !== undefined) {
+    headers['authorization'] = `Bearer ${target.key}`;
+  }
+
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!outgoing.writableFinished) {
+      abort.abort();
+    }
+  };
+  outgoing.once('close', onClose);
+
+  let reply: Dispatcher.ResponseData;
+  try {
+    reply = await agent.request({
+      origin: new URL(target.baseUrl).origin,
+      path: upstreamUrl(target, incoming.url ?? '/').slice(new URL(target.baseUrl).origin.length),
+      method: 'POST',
+      headers,
+      body,
+      signal: abort.signal,
+      // llama-server closes a connection after a streamed reply without saying so; never
+      // reuse one, so no later request lands on a dead socket (issue 7: no spurious 502s).
+      reset: request.streaming,
+    });
+  } catch (error) {
+    outgoing.off('close', onClose);
+    if (abort.signal.aborted) {
+      return;
+    }
+    throw new GatewayError(
+      502,
+      `the engine on ${target.node.name} failed to answer: ${(error as Error).message}`,
+    );
+  }
+
+  const replyHeaders: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(reply.headers)) {
+    if (value !== undefined && !DROPPED_REPLY_HEADERS.has(name.toLowerCase())) {
+      replyHeaders[name] = value;
+    }
+  }
+  outgoing.writeHead(reply.statusCode, replyHeaders);
+  outgoing.flushHeaders();
+  try {
+    for await (const chunk of reply.body) {
+      outgoing.write(chunk as Buffer);
+    }
+    outgoing.end();
+  } catch (error) {
+    // The caller left (we aborted) or the engine broke off mid-reply: end what was sent.
+    if (!(error instanceof errors.RequestAbortedError) && !abort.signal.aborted) {
+      outgoing.destroy(error as Error);
+      return;
+    }
+    outgoing.destroy();
+  } finally {
+    outgoing.off('close', onClose);
+  }
+}

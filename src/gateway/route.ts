@@ -1,0 +1,121 @@
+/**
+ * Routing decisions (spec §4.2 rules 3 and 5), pure: from the requested model and the node
+ * snapshots, serve it on a running node (ranked by `prefer`, file order breaking ties), wait for
+ * one that is loading it (GUIDE D13), or say that a wake is needed. Loopback-only engines without
+ * an engine override are never chosen (GUIDE D15).
+ */
+import type { Fleet, FleetNode } from './fleet-file.ts';
+import type { NodeSnapshot } from './node-snapshots.ts';
+
+export interface EngineTarget {
+  readonly node: FleetNode;
+  /** `http://host:port/v1`-style base every OpenAI path is appended to (without its /v1). */
+  readonly baseUrl: string;
+  /** The key to present to the engine, when it is gated. */
+  readonly key?: string;
+}
+
+export type Decision =
+  | { readonly kind: 'serve'; readonly target: EngineTarget }
+  | { readonly kind: 'wait'; readonly node: FleetNode }
+  | { readonly kind: 'refuse'; readonly status: number; readonly message: string }
+  | { readonly kind: 'wake' };
+
+/** Whether a running node's engine answers to `model` (served name first, else model id). */
+export function serves(snapshot: NodeSnapshot, model: string): boolean {
+  return (
+    snapshot.ok &&
+    snapshot.status.state === 'running' &&
+    (snapshot.status.servedName === model || snapshot.status.model === model)
+  );
+}
+
+/** The engine's base URL as this gateway reaches it, or why it cannot. */
+export function engineTarget(
+  snapshot: NodeSnapshot & { ok: true },
+  fleetPath: string,
+): EngineTarget | string {
+  const { node, status } = snapshot;
+  const engine = status.engine;
+  const override = node.engine;
+  if (engine?.loopbackOnly === true && override?.host === undefined) {
+    return `node "${node.name}" has its engine bound to loopback, so it answers only on that machine: bind the engine to a reachable address (llama.cpp's --host 0.0.0.0), or give this node an engine host in ${fleetPath}`;
+  }
+  const port = override?.port ?? engine?.port;
+  if (port === undefined) {
+    return `node "${node.name}" reports no engine port: give this node an engine port in ${fleetPath}`;
+  }
+  const host = override?.host ?? node.host;
+  const origin = /^https?:\/\//.test(host)
+    ? host.replace(/\/+$/, '')
+    : `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  const path = (override?.path ?? engine?.path ?? '/v1').replace(/\/+$/, '');
+  if (engine?.requiresKey === true && node.engineKey === undefined) {
+    return `node "${node.name}" has a gated engine but names no engine key: add engineTokenEnv: <VAR> to it in ${fleetPath}`;
+  }
+  return {
+    node,
+    baseUrl: `${origin}${path}`,
+    ...(engine?.requiresKey === true && node.engineKey !== undefined
+      ? { key: node.engineKey }
+      : {}),
+  };
+}
+
+/** spec §4.2 rule 3 with GUIDE D12: idle prefers the most idle (never active first). */
+function rank(
+  fleet: Fleet,
+  candidates: readonly (NodeSnapshot & { ok: true })[],
+): (NodeSnapshot & { ok: true })[] {
+  const order = new Map(fleet.nodes.map((node, index) => [node.name, index]));
+  const idleness = (snapshot: NodeSnapshot & { ok: true }): number =>
+    snapshot.status.lastActiveAt === undefined
+      ? Number.POSITIVE_INFINITY
+      : (snapshot.status.idleSeconds ?? 0);
+  const prefer = fleet.prefer ?? 'idle';
+  return [...candidates].sort((a, b) => {
+    const difference = prefer === 'idle' ? idleness(b) - idleness(a) : idleness(a) - idleness(b);
+    if (difference !== 0 && !Number.isNaN(difference)) {
+      return difference;
+    }
+    return (order.get(a.node.name) ?? 0) - (order.get(b.node.name) ?? 0);
+  });
+}
+
+export function route(model: string, snapshots: readonly NodeSnapshot[], fleet: Fleet): Decision {
+  const running = snapshots.filter((snapshot): snapshot is NodeSnapshot & { ok: true } =>
+    serves(snapshot, model),
+  );
+  const ready = running.filter((snapshot) => snapshot.status.ready !== 'not-ready');
+  const unusable: string[] = [];
+  for (const snapshot of rank(fleet, ready)) {
+    const target = engineTarget(snapshot, fleet.path);
+    if (typeof target !== 'string') {
+      return { kind: 'serve', target };
+    }
+    unusable.push(target);
+  }
+  const loading = running.find((snapshot) => snapshot.status.ready === 'not-ready');
+  if (loading !== undefined) {
+    return { kind: 'wait', node: loading.node };
+  }
+  if (unusable.length > 0) {
+    return { kind: 'refuse', status: 503, message: unusable.join('\n') };
+  }
+  return { kind: 'wake' };
+}
+
+/** The "nothing serves it" text: each node and what it is doing. */
+export function describeFleet(
+  model: string,
+  snapshots: readonly NodeSnapshot[],
+  fleet: Fleet,
+): string {
+  const rows = snapshots.map((snapshot) => {
+    const what = snapshot.ok
+      ? `${snapshot.status.state}${(snapshot.status.servedName ?? snapshot.status.model) ? `  ${snapshot.status.servedName ?? snapshot.status.model ?? ''}` : ''}`
+      : `${snapshot.outcome} (${snapshot.detail})`;
+    return `  ${snapshot.node.name.padEnd(16)} ${what}`;
+  });
+  return [`no node in ${fleet.path} is serving ${model}:`, ...rows].join('\n');
+}

@@ -1,0 +1,53 @@
+/**
+ * `startGateway()`: the fleet view, the waker and the HTTP surface, listening. The command and
+ * the tests call it; it returns the bound address and a close that lets in-flight streams end
+ * within a short grace.
+ */
+import { listen } from '../core/http/listen.ts';
+import type { ListenAddress } from '../core/http/listen-address.ts';
+import type { Logger } from '../core/logger.ts';
+import { buildGateway } from './app.ts';
+import type { Fleet, Variables } from './fleet-file.ts';
+import { FleetView } from './node-snapshots.ts';
+import { Waker } from './wake.ts';
+
+export interface GatewayOptions {
+  readonly fleet: Fleet;
+  readonly listen: ListenAddress;
+  readonly token?: string;
+  readonly wakeTimeoutMs: number;
+  readonly logger: Logger;
+  readonly configDir: string;
+  readonly env: Variables;
+}
+
+export interface RunningGateway {
+  readonly address: ListenAddress;
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const view = new FleetView(options.fleet, { configDir: options.configDir, env: options.env });
+  const waker = new Waker(view, options.wakeTimeoutMs, options.logger);
+  const server = buildGateway({
+    view,
+    waker,
+    logger: options.logger,
+    ...(options.token === undefined ? {} : { token: options.token }),
+  });
+  const address = await listen(server, options.listen);
+  return {
+    address,
+    async close(graceMs = 3_000) {
+      const closed = new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}

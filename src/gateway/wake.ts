@@ -1,0 +1,189 @@
+/**
+ * Waking (spec §4.2 rule 5): when nothing serves the requested model, start a stopped node whose
+ * own Svcfile describes it and hold the request until its engine answers, within the wake
+ * timeout. Concurrent requests share one start per node; a timeout leaves the engine running.
+ */
+import type { Logger } from '../core/logger.ts';
+import type { FleetNode } from './fleet-file.ts';
+import { GatewayError } from './gateway-error.ts';
+import { modelNameOf, type NodeSource } from './load-fleet.ts';
+import { nodeStart, nodeStatus } from './node-client.ts';
+import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
+import { describeFleet, type EngineTarget, engineTarget, serves } from './route.ts';
+
+const POLL_MS = 250;
+
+function describes(config: NodeSource['config'], model: string): boolean {
+  return (
+    config.servedModelName === model || config.modelId === model || modelNameOf(config) === model
+  );
+}
+
+export function formatDurationText(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`;
+}
+
+export class Waker {
+  private readonly inflight = new Map<string, Promise<EngineTarget>>();
+
+  constructor(
+    private readonly view: FleetView,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Waits for a node that is already loading the model (GUIDE D13). */
+  waitFor(node: FleetNode, model: string): Promise<EngineTarget> {
+    return this.coalesce(node, () => this.waitReady(node, model, Date.now() + this.timeoutMs));
+  }
+
+  async wake(model: string, snapshots: readonly NodeSnapshot[]): Promise<EngineTarget> {
+    const fleet = this.view.fleet;
+    const reasons: string[] = [];
+    const candidates: {
+      snapshot: NodeSnapshot & { ok: true };
+      source: NodeSource;
+      warm: boolean;
+    }[] = [];
+    let describedBy: FleetNode | undefined;
+    for (const snapshot of snapshots) {
+      if (!snapshot.ok || snapshot.status.state === 'running') {
+        continue;
+      }
+      let source: NodeSource;
+      try {
+        source = await this.view.source(snapshot.node);
+      } catch (error) {
+        reasons.push(`  ${snapshot.node.name}: ${(error as Error).message}`);
+        continue;
+      }
+      if (!describes(source.config, model)) {
+        reasons.push(
+          `  ${snapshot.node.name}: its source describes ${modelNameOf(source.config)}, not ${model}`,
+        );
+        continue;
+      }
+      describedBy ??= snapshot.node;
+      if (snapshot.node.wake === 'off') {
+        reasons.push(
+          `  ${snapshot.node.name}: waking is off for this node; start it with \`svc fleet start ${snapshot.node.name}\``,
+        );
+        continue;
+      }
+      const warm =
+        snapshot.status.model !== undefined &&
+        snapshot.status.model ===
+          (source.config.quant === undefined
+            ? source.config.modelId
+            : `${source.config.modelId ?? ''}:${source.config.quant}`);
+      candidates.push({ snapshot, source, warm });
+    }
+
+    if (candidates.length === 0) {
+      const fleetText = describeFleet(model, snapshots, fleet);
+      if (fleet.nodes.every((node) => node.wake === 'off')) {
+        throw new GatewayError(
+          503,
+          describedBy === undefined
+            ? `${fleetText}\nwake is off in ${fleet.path}, and no node's source describes ${model}`
+            : `${fleetText}\nwake is off in ${fleet.path}: "${describedBy.name}"'s source describes ${model}; start it with \`svc fleet start ${describedBy.name}\``,
+        );
+      }
+      throw new GatewayError(
+        503,
+        reasons.length === 0
+          ? fleetText
+          : `no node in ${fleet.path} could serve ${model}:\n${reasons.join('\n')}`,
+      );
+    }
+
+    // spec §4.2 rule 5: a node whose stored config already matches goes first; then file order.
+    const ordered = [
+      ...candidates.filter((entry) => entry.warm),
+      ...candidates.filter((entry) => !entry.warm),
+    ];
+    for (const { snapshot, source } of ordered) {
+      try {
+        return await this.coalesce(snapshot.node, () =>
+          this.startAndWait(snapshot.node, source, model),
+        );
+      } catch (error) {
+        if (error instanceof GatewayError && error.status !== 409) {
+          throw error;
+        }
+        reasons.push(`  ${snapshot.node.name}: ${(error as Error).message}`);
+      }
+    }
+    throw new GatewayError(
+      503,
+      `no node in ${fleet.path} could serve ${model}:\n${reasons.join('\n')}`,
+    );
+  }
+
+  private coalesce(node: FleetNode, run: () => Promise<EngineTarget>): Promise<EngineTarget> {
+    let pending = this.inflight.get(node.name);
+    if (pending === undefined) {
+      pending = run().finally(() => this.inflight.delete(node.name));
+      this.inflight.set(node.name, pending);
+    }
+    return pending;
+  }
+
+  private async startAndWait(
+    node: FleetNode,
+    source: NodeSource,
+    model: string,
+  ): Promise<EngineTarget> {
+    const deadline = Date.now() + this.timeoutMs;
+    this.logger.info('waking node', { node: node.name, model });
+    const started = await nodeStart(node, source.config);
+    if (!started.ok) {
+      if (started.status === 409) {
+        // Someone else started it: fine if it now serves the model.
+        return this.waitReady(node, model, deadline);
+      }
+      throw new GatewayError(409, `start refused: ${started.detail}`);
+    }
+    return this.waitReady(node, model, deadline);
+  }
+
+  private async waitReady(node: FleetNode, model: string, deadline: number): Promise<EngineTarget> {
+    for (;;) {
+      const reply = await nodeStatus(node);
+      if (reply.ok) {
+        const snapshot = { node, ok: true as const, status: reply.value };
+        if (reply.value.state === 'crashed') {
+          throw new GatewayError(
+            503,
+            `node "${node.name}" crashed while starting ${model}: check its engine log${reply.value.logPath === undefined ? '' : ` (${reply.value.logPath})`}`,
+          );
+        }
+        if (!serves(snapshot, model) && reply.value.state === 'running') {
+          throw new GatewayError(
+            409,
+            `node "${node.name}" is running ${reply.value.servedName ?? reply.value.model ?? 'another model'}`,
+          );
+        }
+        if (
+          serves(snapshot, model) &&
+          reply.value.ready !== 'not-ready' &&
+          reply.value.ready !== undefined
+        ) {
+          const target = engineTarget(snapshot, this.view.fleet.path);
+          if (typeof target === 'string') {
+            throw new GatewayError(503, target);
+          }
+          this.view.snapshots(true).catch(() => undefined);
+          return target;
+        }
+      }
+      if (Date.now() >= deadline) {
+        throw new GatewayError(
+          503,
+          `node "${node.name}" did not answer within ${formatDurationText(this.timeoutMs)}: its engine may still be loading, so it has been left running; check \`svc fleet status\``,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}
