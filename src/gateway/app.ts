@@ -155,13 +155,15 @@ export function buildGateway(deps: GatewayDeps): Server {
   const authorized = bearerChecker(deps.token);
   return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
     const started = performance.now();
+    // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
+    const written = request.socket.bytesWritten;
     response.once('finish', () => {
       logRequest(deps.logger, {
         method: request.method ?? '',
         path: request.url ?? '',
         status: response.statusCode,
         durationMs: performance.now() - started,
-        bytes: Number(response.getHeader('content-length') ?? 0),
+        bytes: request.socket.bytesWritten - written,
         remote: request.socket.remoteAddress ?? '',
       });
     });
