@@ -1,0 +1,429 @@
+/**
+ * `svc gateway` and `svc fleet` end to end (spec §4.2, §7): the built CLI, two real daemons
+ * (separate config dirs) running the real llama-server on the generated model, and fake engines
+ * where a test must see what reached the engine or control its timing.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { FAKE_BIN_DIR, freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
+import { startProcess, type TestProcess } from '../support/processes.ts';
+import { readSse } from '../support/sse.ts';
+import { runSvc, SVC, tempDir } from '../support/svc.ts';
+import { writeTinyModel } from '../support/tiny-model.ts';
+
+const GATEWAY_TOKEN = 'gateway-token-7f3e';
+const NODE_TOKEN = 'node-token-a1b2';
+const ENGINE_KEY = 'engine-key-c3d4';
+
+interface NodeSpec {
+  name: string;
+  svcfile: string;
+  /** Extra fleet-file lines for this node (indented under it). */
+  extra?: string[];
+  fake?: string;
+  loopbackEngine?: boolean;
+}
+
+interface TestFleet {
+  dir: string;
+  daemons: Record<string, TestDaemon>;
+  gateway: TestProcess;
+  url: string;
+  call(path: string, body?: unknown, token?: string | null): Promise<Response>;
+}
+
+async function fleet(
+  nodes: NodeSpec[],
+  options: { top?: string[]; gatewayArgs?: string[] } = {},
+): Promise<TestFleet> {
+  const dir = await tempDir();
+  const daemons: Record<string, TestDaemon> = {};
+  const lines = [...(options.top ?? []), 'nodes:'];
+  for (const node of nodes) {
+    await writeFile(join(dir, `${node.name}.svc`), node.svcfile);
+    daemons[node.name] = await startTestDaemon({
+      configDir: join(dir, `config-${node.name}`),
+      token: NODE_TOKEN,
+      ...(node.fake === undefined
+        ? {}
+        : {
+            path: [FAKE_BIN_DIR],
+            env: { FAKE_ENGINE: node.fake, SVC_SAMPLE_INTERVAL_SECONDS: '0.3' },
+          }),
+      ...(node.fake === undefined ? { env: { SVC_SAMPLE_INTERVAL_SECONDS: '0.3' } } : {}),
+    });
+    const port = new URL(daemons[node.name]?.url ?? '').port;
+    lines.push(
+      `  - name: ${node.name}`,
+      '    host: 127.0.0.1',
+      `    port: ${port}`,
+      '    tokenEnv: NODE_TOKEN',
+      '    engineTokenEnv: ENGINE_KEY',
+      `    file: ${node.name}.svc`,
+      ...(node.loopbackEngine === true ? [] : ['    engine: {host: 127.0.0.1}']),
+      ...(node.extra ?? []).map((line) => `    ${line}`),
+    );
+  }
+  await writeFile(join(dir, 'fleet.yaml'), `${lines.join('\n')}\n`);
+  // Node tokens come from the .env beside the fleet file; the gateway token from the environment.
+  await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
+  const gateway = startProcess(
+    SVC,
+    ['gateway', '--listen', '127.0.0.1:0', ...(options.gatewayArgs ?? [])],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        SVC_API_TOKEN: GATEWAY_TOKEN,
+        SVC_CONFIG_DIR: join(dir, 'config-gateway'),
+        SVC_LOG_LEVEL: 'info',
+      },
+    },
+  );
+  const [, url = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  return {
+    dir,
+    daemons,
+    gateway,
+    url,
+    call: (path, body, token = GATEWAY_TOKEN) =>
+      fetch(`${url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: {
+          ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+  };
+}
+
+const chat = (model: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  model,
+  messages: [{ role: 'user', content: 'hello' }],
+  max_tokens: 4,
+  ...extra,
+});
+
+async function errorOf(reply: Response): Promise<string> {
+  const body = (await reply.json()) as { error: { message: string; type: string } };
+  expect(body.error.type).toBe('gateway_error');
+  return body.error.message;
+}
+
+function starts(daemon: TestDaemon | undefined): number {
+  return (daemon?.process.stderr().match(/INFO {2}starting engine/g) ?? []).length;
+}
+
+describe('svc gateway with real llama-server nodes', () => {
+  it('wakes a node on demand, routes by model, streams, and lists models and the fleet', async () => {
+    const dir = await tempDir();
+    const model = await writeTinyModel(join(dir, 'tiny.gguf'));
+    const [portA, portB] = [await freePort(), await freePort()];
+    const test = await fleet([
+      {
+        name: 'a',
+        svcfile: `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny-a\nBASEURL 127.0.0.1:${portA}\n`,
+      },
+      {
+        name: 'b',
+        svcfile: `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny-b\nBASEURL 127.0.0.1:${portB}\n`,
+      },
+    ]);
+
+    const listed = (await (await test.call('/v1/models')).json()) as {
+      object: string;
+      data: { id: string }[];
+    };
+    expect(listed).toEqual({
+      object: 'list',
+      data: [
+        { id: 'tiny-a', object: 'model', owned_by: 'svc' },
+        { id: 'tiny-b', object: 'model', owned_by: 'svc' },
+      ],
+    });
+
+    // Five concurrent requests for a stopped node's model: one start, five answers.
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, () => test.call('/v1/chat/completions', chat('tiny-b'))),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const reply of replies) {
+      expect(((await reply.json()) as { object: string }).object).toBe('chat.completion');
+    }
+    expect(starts(test.daemons['b'])).toBe(1);
+    expect(starts(test.daemons['a'])).toBe(0);
+
+    // Routed to the node serving the model; the completions path too.
+    const completion = await test.call('/v1/completions', {
+      model: 'tiny-b',
+      prompt: 'hello',
+      max_tokens: 3,
+    });
+    expect(completion.status).toBe(200);
+    expect(((await completion.json()) as { object: string }).object).toBe('text_completion');
+
+    // Streaming: chunks reach the client before the reply ends.
+    const streamed = await test.call(
+      '/v1/chat/completions',
+      chat('tiny-b', { stream: true, max_tokens: 16 }),
+    );
+    expect(streamed.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const { events, reads } = await readSse(streamed.body as ReadableStream<Uint8Array>);
+    expect(events.at(-1)?.data).toBe('[DONE]');
+    expect(events.length).toBeGreaterThan(3);
+    expect(reads).toBeGreaterThan(1);
+    // The same pooled connection is safe after a stream (llama-server closes it): no 502 here.
+    for (let round = 0; round < 3; round += 1) {
+      expect((await test.call('/v1/chat/completions', chat('tiny-b'))).status).toBe(200);
+      const again = await test.call('/v1/chat/completions', chat('tiny-b', { stream: true }));
+      expect(again.status).toBe(200);
+      await again.text();
+    }
+
+    const topology = (await (await test.call('/v1/fleet')).json()) as {
+      wake: boolean;
+      nodes: Record<string, unknown>[];
+    };
+    expect(topology.wake).toBe(true);
+    expect(topology).not.toHaveProperty('prefer');
+    expect(topology.nodes[0]).toEqual({
+      name: 'a',
+      kind: 'daemon',
+      state: 'idle',
+      wakeableModel: 'tiny-a',
+    });
+    expect(topology.nodes[1]).toMatchObject({
+      name: 'b',
+      kind: 'daemon',
+      state: 'running',
+      servedName: 'tiny-b',
+      model,
+      ready: 'ready',
+    });
+    expect(topology.nodes[1]).not.toHaveProperty('wakeableModel');
+
+    // svc fleet status / stop / start over the same fleet file.
+    const status = await runSvc(['fleet', 'status'], { cwd: test.dir });
+    expect(status.stdout).toMatch(
+      /^NODE +STATE +SERVING +LAST ACTIVE\na +idle *\nb +running +tiny-b +\S+Z\n$/,
+    );
+    expect((await runSvc(['fleet', 'stop', 'b'], { cwd: test.dir })).stdout).toBe('b  stopped\n');
+    const started = await runSvc(['fleet', 'start', 'a'], { cwd: test.dir });
+    expect(started.stdout).toContain(`a: using ${join(test.dir, 'a.svc')}\na  running\n`);
+    expect((await runSvc(['fleet', 'stop', '--all'], { cwd: test.dir })).stdout).toBe(
+      'a  stopped\nb  stopped\n',
+    );
+    expect((await runSvc(['fleet', 'start'], { cwd: test.dir })).stderr).toContain(
+      'name the nodes to start, or pass --all',
+    );
+
+    // Nothing printed or replied carries the tokens or the key.
+    for (const text of [
+      test.gateway.output(),
+      ...Object.values(test.daemons).map((daemon) => daemon.process.output()),
+    ]) {
+      expect(text).not.toContain(GATEWAY_TOKEN);
+      expect(text).not.toContain(NODE_TOKEN);
+      expect(text).not.toContain(ENGINE_KEY);
+    }
+  });
+});
+
+describe('svc gateway with fake engines', () => {
+  it("replaces the caller's authorization with the engine key and returns the engine reply as is", async () => {
+    const port = await freePort();
+    const test = await fleet([
+      {
+        name: 'box',
+        svcfile: `PROVIDER llamacpp\nMODEL org/m\nALIAS m\nBASEURL 127.0.0.1:${port}\n`,
+        fake: '',
+      },
+    ]);
+    // Started by the gateway: the daemon gates the engine with the fleet's key.
+    const reply = await test.call('/v1/chat/completions', chat('m'));
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-fake-engine')).toBe('yes');
+    expect(await reply.json()).toEqual({ object: 'chat.completion', model: 'm', choices: [] });
+    const engineLog = (await (
+      await fetch(`${test.daemons['box']?.url ?? ''}/v1/logs`, {
+        headers: { authorization: `Bearer ${NODE_TOKEN}` },
+      })
+    ).json()) as { content: string };
+    const request = /fake-engine request: (.*)/.exec(engineLog.content)?.[1] ?? '{}';
+    const recorded = JSON.parse(request) as {
+      url: string;
+      authorization: string | null;
+      body: string;
+    };
+    expect(recorded.url).toBe('/v1/chat/completions');
+    expect(recorded.authorization).toBe(`Bearer ${ENGINE_KEY}`);
+    expect(JSON.parse(recorded.body)).toEqual(chat('m'));
+
+    // A fake stream arrives chunk by chunk, each before the next is produced.
+    const streamed = await test.call('/v1/chat/completions', chat('m', { stream: true }));
+    const { events } = await readSse(streamed.body as ReadableStream<Uint8Array>);
+    expect(events.map((event) => event.data).at(-1)).toBe('[DONE]');
+    expect((events[2]?.at ?? 0) - (events[0]?.at ?? 0)).toBeGreaterThan(200);
+  });
+
+  it('fails a wake that outlasts --wake-timeout, leaving the engine running', async () => {
+    const test = await fleet(
+      [
+        {
+          name: 'slow',
+          svcfile: `PROVIDER llamacpp\nMODEL org/m\nALIAS m\nBASEURL 127.0.0.1:${await freePort()}\n`,
+          fake: 'slow-health:60000',
+        },
+      ],
+      { gatewayArgs: ['--wake-timeout', '2s'] },
+    );
+    const reply = await test.call('/v1/chat/completions', chat('m'));
+    expect(reply.status).toBe(503);
+    expect(await errorOf(reply)).toBe(
+      'node "slow" did not answer within 2s: its engine may still be loading, so it has been left running; check `svc fleet status`',
+    );
+    const status = await fetch(`${test.daemons['slow']?.url ?? ''}/v1/status`, {
+      headers: { authorization: `Bearer ${NODE_TOKEN}` },
+    });
+    expect(((await status.json()) as { state: string }).state).toBe('running');
+  });
+
+  it('refuses without starting anything when wake is off, naming the node and svc fleet start', async () => {
+    const test = await fleet(
+      [
+        {
+          name: 'box',
+          svcfile: `PROVIDER llamacpp\nMODEL org/m\nALIAS m\nBASEURL 127.0.0.1:${await freePort()}\n`,
+          fake: '',
+        },
+      ],
+      { top: ['wake: off'] },
+    );
+    const reply = await test.call('/v1/chat/completions', chat('m'));
+    expect(reply.status).toBe(503);
+    expect(await errorOf(reply)).toContain('wake is off in');
+    expect(await errorOf(await test.call('/v1/chat/completions', chat('m')))).toContain(
+      'start it with `svc fleet start box`',
+    );
+    expect(starts(test.daemons['box'])).toBe(0);
+    // Not wakeable: not listed.
+    expect(await (await test.call('/v1/models')).json()).toEqual({ object: 'list', data: [] });
+    const unknown = await test.call('/v1/chat/completions', chat('other'));
+    expect(await errorOf(unknown)).toContain("no node's source describes other");
+  });
+
+  it('never routes to a loopback-only engine without an engine override, and says so at once', async () => {
+    const test = await fleet([
+      {
+        name: 'local',
+        svcfile: `PROVIDER llamacpp\nMODEL org/m\nALIAS m\nBASEURL 127.0.0.1:${await freePort()}\n`,
+        fake: '',
+        loopbackEngine: true,
+      },
+    ]);
+    const started = Date.now();
+    const reply = await test.call('/v1/chat/completions', chat('m'));
+    expect(reply.status).toBe(503);
+    const message = await errorOf(reply);
+    expect(message).toContain('node "local" has its engine bound to loopback');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // Already running now: a second request is refused straight away too.
+    expect(await errorOf(await test.call('/v1/chat/completions', chat('m')))).toContain(
+      'bound to loopback',
+    );
+  });
+
+  it('answers 401 without the gateway token on every path, 404 naming the served paths, 400 without a model', async () => {
+    const test = await fleet([
+      { name: 'box', svcfile: `PROVIDER llamacpp\nMODEL org/m\nALIAS m\n`, fake: '' },
+    ]);
+    for (const path of ['/health', '/v1/models', '/v1/fleet', '/v1/chat/completions', '/nope']) {
+      for (const token of [null, 'wrong']) {
+        const reply = await test.call(
+          path,
+          path.includes('completions') ? chat('m') : undefined,
+          token,
+        );
+        expect(reply.status).toBe(401);
+        expect(await errorOf(reply)).toBe('missing or invalid bearer token');
+      }
+    }
+    expect(await (await test.call('/health')).json()).toEqual({ ok: true });
+    const missing = await test.call('/v1/embeddings', { input: 'x' });
+    expect(missing.status).toBe(404);
+    expect(await errorOf(missing)).toBe(
+      'the gateway serves /v1/models, /v1/chat/completions, /v1/completions, /v1/fleet, /health, not POST /v1/embeddings',
+    );
+    const noModel = await test.call('/v1/chat/completions', { messages: [] });
+    expect(noModel.status).toBe(400);
+    expect(await errorOf(noModel)).toContain('names no model');
+    expect(starts(test.daemons['box'])).toBe(0);
+  });
+
+  it('reports a node that does not answer in its place', async () => {
+    const test = await fleet([
+      { name: 'box', svcfile: 'PROVIDER llamacpp\nMODEL org/m\nALIAS m\n', fake: '' },
+    ]);
+    await test.daemons['box']?.terminate();
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const topology = (await (await test.call('/v1/fleet')).json()) as {
+      nodes: Record<string, unknown>[];
+    };
+    expect(topology.nodes[0]).toMatchObject({ name: 'box', kind: 'daemon', state: 'unreachable' });
+    expect(String(topology.nodes[0]?.['detail'])).toContain('ECONNREFUSED');
+    expect(await (await test.call('/v1/models')).json()).toEqual({ object: 'list', data: [] });
+    const status = await runSvc(['fleet', 'status'], { cwd: test.dir });
+    expect(status.status).toBe(0);
+    expect(status.stdout).toMatch(/box +unreachable +.*ECONNREFUSED/);
+  });
+});
+
+describe('svc gateway startup refusals (spec §7)', () => {
+  it('refuses a non-loopback listen without a token, naming the three ways', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'fleet.yaml'), 'nodes:\n  - name: a\n    host: 127.0.0.1\n');
+    const result = await runSvc(['gateway', '--listen', '0.0.0.0:0'], {
+      cwd: dir,
+      env: { SVC_API_TOKEN: '' },
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(
+      'pass --api-token-file <path>, set SVC_API_TOKEN, or pass --api-token <value>',
+    );
+  });
+
+  it('refuses a token variable set nowhere, naming the node', async () => {
+    const dir = await tempDir();
+    await writeFile(
+      join(dir, 'fleet.yaml'),
+      'nodes:\n  - name: gpu-a\n    host: 127.0.0.1\n    tokenEnv: NOT_SET_ANYWHERE\n',
+    );
+    const result = await runSvc(['gateway', '--loopback'], { cwd: dir });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('NOT_SET_ANYWHERE is not set (node "gpu-a", tokenEnv)');
+  });
+
+  it('refuses two token sources, a missing fleet file, remote nodes and a bad wake timeout', async () => {
+    const dir = await tempDir();
+    expect((await runSvc(['gateway', '--loopback'], { cwd: dir })).stderr).toContain(
+      `no fleet file at ${join(dir, 'fleet.yaml')}`,
+    );
+    await writeFile(join(dir, 'fleet.yaml'), 'nodes:\n  - name: cloud\n    kind: remote\n');
+    expect((await runSvc(['gateway', '--loopback'], { cwd: dir })).stderr).toContain(
+      'node "cloud" is a remote environment',
+    );
+    await writeFile(join(dir, 'fleet.yaml'), 'nodes:\n  - name: a\n    host: 127.0.0.1\n');
+    const two = await runSvc(['gateway', '--loopback', '--api-token', 'x'], {
+      cwd: dir,
+      env: { SVC_API_TOKEN: 'y' },
+    });
+    expect(two.stderr).toContain('SVC_API_TOKEN and --api-token both give an API token');
+    expect(
+      (await runSvc(['gateway', '--loopback', '--wake-timeout', 'soon'], { cwd: dir })).stderr,
+    ).toContain('--wake-timeout "soon" is not a duration');
+  });
+});
