@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { writeTinyModel } from '../test/support/tiny-model.ts';
+import { benchGateway } from './gateway.ts';
 import { benchSamplerCost } from './sampler-cost.ts';
 import { benchStartup } from './startup.ts';
 
@@ -58,7 +59,43 @@ const samplerTable = [
 ].join('\n');
 process.stdout.write(`${samplerTable}\n`);
 
+const gateway = await benchGateway(repoRoot, model, Number(process.env['BENCH_GATEWAY_SAMPLES'] ?? 400));
+const byName = new Map(gateway.targets.map((target) => [target.name, target]));
+const directFigures = byName.get('direct');
+const naiveFigures = byName.get('naive Node proxy');
+const gatewayFigures = byName.get('svc gateway');
+const added = (target: { p50: number } | undefined): number => (target?.p50 ?? NaN) - (directFigures?.p50 ?? NaN);
+const addedTtfb = (target: { ttfbP50: number } | undefined): number =>
+  (target?.ttfbP50 ?? NaN) - (directFigures?.ttfbP50 ?? NaN);
+const ms = (value: number): string => `${value.toFixed(2)} ms`;
+const gatewayRows = gateway.targets.map(
+  (target) =>
+    `| ${target.name} | ${ms(target.p50)} | ${ms(target.p99)} | ${target.name === 'direct' ? '—' : `+${ms(added(target))}`} | ${ms(target.ttfbP50)} | ${target.name === 'direct' ? '—' : `+${ms(addedTtfb(target))}`} | ${(target.rps ?? NaN).toFixed(0)} |`,
+);
+const ratio = added(gatewayFigures) / added(naiveFigures);
+const throughput = (gatewayFigures?.rps ?? NaN) / (directFigures?.rps ?? NaN);
+const ttfbGap = addedTtfb(gatewayFigures) - addedTtfb(naiveFigures);
+const met = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+const gatewayTable = [
+  `Measured ${machine()}; ${gateway.samples} interleaved rounds of one non-streaming request (max_tokens 1) and one`,
+  'streamed request per target, after a warm-up; throughput with wrk at concurrency 16 (two 6 s passes, averaged).',
+  'The same llama-server (tiny model, `--threads-http 32 -lv 1`) behind every path.',
+  '',
+  '| path | p50 | p99 | added p50 | TTFB p50 (stream) | added TTFB | req/s @16 |',
+  '|---|---|---|---|---|---|---|',
+  ...gatewayRows,
+  '',
+  '| target | measured | verdict |',
+  '|---|---|---|',
+  `| gateway added p50 ≤ 1.2× naive proxy's | ${ratio.toFixed(2)}× (+${ms(added(gatewayFigures))} vs +${ms(added(naiveFigures))}) | ${met(ratio <= 1.2)} |`,
+  `| gateway throughput ≥ 65% of direct | ${(throughput * 100).toFixed(0)}% | ${met(throughput >= 0.65)} |`,
+  `| added streamed TTFB within 0.5 ms of naive | ${ttfbGap >= 0 ? '+' : ''}${ms(ttfbGap)} | ${met(ttfbGap <= 0.5)} |`,
+  `| gateway RSS < 120 MB | ${gateway.gatewayRssMiB.toFixed(1)} MiB | ${met(gateway.gatewayRssMiB < 120)} |`,
+].join('\n');
+process.stdout.write(`${gatewayTable}\n`);
+
 let text = await readFile(page, 'utf8');
 text = replaceSection(text, 'startup', startupTable);
 text = replaceSection(text, 'sampler', samplerTable);
+text = replaceSection(text, 'gateway', gatewayTable);
 await writeFile(page, text);

@@ -101,21 +101,17 @@ describe('layout: size', () => {
     }
   });
 
-  // KNOWN BUG: below the full frame (rows < 6) the screen is title, log rows, footer, but only
-  // one log row is laid out (logHeight is 1 there), so 4 and 5 rows give 3 lines, not 4 or 5.
-  // Flip to `it` once fixed.
-  it.fails.each([
+  // Below the full frame (rows < 6) the screen is the title, log rows and the footer.
+  it.each([
     [20, 5],
     [20, 4],
     [80, 5],
-  ])('%i×%i: exactly `rows` lines (KNOWN BUG: 3 lines below 6 rows)', (columns, rows) => {
+  ])('%i×%i: exactly `rows` lines below the full frame', (columns, rows) => {
     expect(layout(withLog(500), columns, rows)).toHaveLength(rows);
   });
 
-  // KNOWN GAP: only log lines go through sanitizeLine; the title (source, notice) and the metrics
-  // lines (model id, served name, errors) are only fit(), so an escape or control character in
-  // them reaches the terminal. Flip to `it` once fixed.
-  it.fails('keeps escapes out of the metrics and the title (KNOWN GAP: not sanitized)', () => {
+  // Titles and metrics are sanitized like log lines: no escape reaches the terminal.
+  it('keeps escapes out of the metrics and the title', () => {
     const stats: Stats = {
       ...RUNNING,
       errors: ['gpu: nvidia-smi failed: \u001b[31mNVML\u001b[0m'],
@@ -185,8 +181,7 @@ describe('layout: size', () => {
       fc.property(
         viewState,
         fc.integer({ min: 1, max: 200 }),
-        // 4 and 5 rows are the known bug above.
-        fc.integer({ min: 1, max: 80 }).filter((rows) => rows !== 4 && rows !== 5),
+        fc.integer({ min: 1, max: 80 }),
         (state, columns, rows) => {
           const lines = layout(state, columns, rows);
           expectScreen(lines, columns, rows);
@@ -377,13 +372,12 @@ describe('layout: a small terminal', () => {
     expect(layout(withLog(100), 10, 3)).toEqual(['svc serve ', 'log 100   ', '↑↓ scroll ']);
   });
 
-  it('at 1 row is the title alone', () => {
-    expect(layout(withLog(100), 12, 1)).toEqual(['svc serve · ']);
+  it('at 1 row is the newest log line alone (the log keeps a row first)', () => {
+    expect(layout(withLog(100), 12, 1)).toEqual([fit('log 100', 12)]);
   });
 
-  // KNOWN BUG: at 2 rows (and 1) the screen has no log row (title and footer only), while
-  // logRows says 1; spec §1.1 keeps at least one log row. Flip to `it` once fixed.
-  it.fails('at 2 rows keeps a log row (KNOWN BUG: title and footer only)', () => {
+  // spec §1.1 keeps at least one log row, at 2 rows too.
+  it('at 2 rows keeps a log row', () => {
     const lines = layout(withLog(100), 20, 2);
     expect(lines).toContain(fit('log 100', 20));
   });

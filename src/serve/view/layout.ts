@@ -8,7 +8,7 @@ import { footer } from './keys.ts';
 import type { LogPane } from './log-pane.ts';
 import { visibleLines } from './log-pane.ts';
 import { metricsLines, type MetricsView } from './metrics-pane.ts';
-import { fit } from './text.ts';
+import { fit, sanitizeLine } from './text.ts';
 
 export interface ViewState {
   /** Where the Svcfile came from. */
@@ -28,6 +28,10 @@ function regions(
   columns: number,
   rows: number,
 ): { metrics: string[]; logHeight: number } {
+  if (rows < FIXED_ROWS + 1) {
+    // No room for the frame: title, log, footer; the log keeps a row before anything else.
+    return { metrics: [], logHeight: rows >= 3 ? rows - 2 : 1 };
+  }
   const all = metricsLines(state.metrics, columns);
   const metricsHeight = Math.min(all.length, Math.max(0, rows - FIXED_ROWS - 1));
   return {
@@ -68,8 +72,9 @@ export function layout(state: ViewState, columns: number, rows: number): string[
     const divider = '─'.repeat(columns);
     screen = [title, divider, ...metrics, divider, ...padded, divider, keys];
   } else {
-    // Too small for the frame: the title, what fits of the log, and the keys.
-    screen = rows === 1 ? [title] : [title, ...padded.slice(0, rows - 2), keys];
+    // Too small for the frame: the log first, then the title, then the keys.
+    screen = rows >= 3 ? [title, ...padded, keys] : rows === 2 ? [title, ...padded] : padded;
   }
-  return screen.slice(0, rows).map((line) => fit(line, columns));
+  // Everything drawn is plain text: a title or metric may hold what an engine or a tool printed.
+  return screen.slice(0, rows).map((line) => fit(sanitizeLine(line), columns));
 }

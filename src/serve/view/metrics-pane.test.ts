@@ -95,7 +95,7 @@ describe('sparkline', () => {
     [[50], 0, ''],
     [[0, 100], 4, '  ▁█'],
     [[0, 12.5, 25, 37.5, 50, 62.5, 75, 100], 8, '▁▂▃▄▅▆▇█'],
-    [[undefined, 100], 2, '▁█'],
+    [[undefined, 100], 2, ' █'],
     [[150, -10], 2, '█▁'],
   ])('sparkline(%j, %i) is %j', (values, width, line) => {
     expect(sparkline(values, width)).toBe(line);

@@ -45,7 +45,12 @@ export function sparkline(values: readonly (number | undefined)[], width: number
   if (width <= 0) {
     return '';
   }
-  const known = values.map((value) => value ?? 0);
+  // A missing reading draws as a gap, not as 0%.
+  const known = values.map((value) => value ?? Number.NaN);
+  const peak = (slice: readonly number[]): number => {
+    const present = slice.filter((value) => !Number.isNaN(value));
+    return present.length === 0 ? Number.NaN : Math.max(...present);
+  };
   const buckets: number[] = [];
   if (known.length <= width) {
     buckets.push(...known);
@@ -53,18 +58,19 @@ export function sparkline(values: readonly (number | undefined)[], width: number
     for (let bucket = 0; bucket < width; bucket += 1) {
       const from = Math.floor((bucket * known.length) / width);
       const to = Math.floor(((bucket + 1) * known.length) / width);
-      buckets.push(Math.max(...known.slice(from, Math.max(to, from + 1))));
+      buckets.push(peak(known.slice(from, Math.max(to, from + 1))));
     }
   }
   const line = buckets
-    .map(
-      (value) =>
-        SPARKS[
-          Math.min(
-            SPARKS.length - 1,
-            Math.floor((Math.min(100, Math.max(0, value)) / 100) * SPARKS.length),
-          )
-        ] ?? ' ',
+    .map((value) =>
+      Number.isNaN(value)
+        ? ' '
+        : (SPARKS[
+            Math.min(
+              SPARKS.length - 1,
+              Math.floor((Math.min(100, Math.max(0, value)) / 100) * SPARKS.length),
+            )
+          ] ?? ' '),
     )
     .join('');
   return line.padStart(width, ' ');
@@ -162,12 +168,13 @@ export function metricsLines({ stats, now, staleSeconds }: MetricsView, columns:
     staleSeconds === undefined ? '' : `  ·  readings ${formatDuration(staleSeconds)} old`;
   lines.push(`${state}${readiness}${stale}`);
   if (engine !== undefined) {
-    const served = stats.modelId ?? '';
+    const served = stats.modelId;
     const alias =
       stats.servedName === undefined || stats.servedName === served
-        ? ''
-        : ` as ${stats.servedName}`;
-    lines.push(`${engine}  ${served}${alias}`.trimEnd());
+        ? undefined
+        : `as ${stats.servedName}`;
+    const what = [served, alias].filter((part) => part !== undefined && part !== '').join(' ');
+    lines.push(`${engine}  ${what}`.trimEnd());
   }
   if (stats.lastActiveAt !== undefined) {
     const ago = (now.getTime() - Date.parse(stats.lastActiveAt)) / 1000;

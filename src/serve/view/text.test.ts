@@ -60,20 +60,16 @@ describe('sanitizeLine', () => {
     expect(sanitizeLine('model loaded: 日本語 😀 100%')).toBe('model loaded: 日本語 😀 100%');
   });
 
-  // KNOWN BUG: `\n` (0x0a) is left out of the control-character class, so a line holding a
-  // newline (svc's own multi-line log messages reach the pane unsplit) keeps it and moves the
-  // cursor to the next row. Flip to `it` once fixed.
-  it.fails('removes a newline inside a line (KNOWN BUG: \\n survives)', () => {
+  // A newline inside one line (svc's own multi-line messages) must not move the cursor.
+  it('removes a newline inside a line', () => {
     expect(sanitizeLine('first\nsecond')).not.toMatch(CONTROL);
   });
 
-  // KNOWN BUG: only CSI, OSC and the two-byte escapes ESC @..Z \ ] ^ _ are matched; other ANSI
-  // escapes leave their final bytes behind: `ESC ( B` (what `tput sgr0` prints before `ESC [ m`)
-  // leaves "(B", and the cursor save/restore pair `ESC 7` / `ESC 8` leaves "7" and "8".
-  it.fails.each([
+  // Charset designations (ESC ( B, from tput sgr0) and cursor save/restore (ESC 7 / ESC 8).
+  it.each([
     ['charset designation ESC ( B', `${ESC}(B${ESC}[mtext`, 'text'],
     ['cursor save and restore ESC 7 / ESC 8', `${ESC}7status${ESC}8`, 'status'],
-  ])('drops escapes: %s (KNOWN BUG: final bytes leak)', (_name, raw, expected) => {
+  ])('drops escapes: %s', (_name, raw, expected) => {
     expect(sanitizeLine(raw)).toBe(expected);
   });
 });
@@ -93,15 +89,10 @@ describe('displayWidth', () => {
     expect(displayWidth(text)).toBe(width);
   });
 
-  // KNOWN BUG: emoji below U+1F300 that terminals draw two columns wide (East Asian Width W:
-  // ✅ U+2705, ❌ U+274C, ⚡ U+26A1, ⭐ U+2B50, ⌛ U+231B) count as one, so a log line holding
-  // them is drawn one column per emoji wider than the screen. Flip to `it` once fixed.
-  it.fails.each(['✅', '❌', '⚡', '⭐', '⌛'])(
-    '%s takes 2 columns (KNOWN BUG: counted as 1)',
-    (emoji) => {
-      expect(displayWidth(emoji)).toBe(2);
-    },
-  );
+  // Emoji below U+1F300 that terminals draw two columns wide (emoji presentation).
+  it.each(['✅', '❌', '⚡', '⭐', '⌛'])('%s takes 2 columns', (emoji) => {
+    expect(displayWidth(emoji)).toBe(2);
+  });
 });
 
 describe('clip', () => {
