@@ -72,8 +72,17 @@ async function waitHealthy(url: string): Promise<void> {
   throw new Error(`${url} never became healthy`);
 }
 
-const BODY = JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 });
-const STREAM_BODY = JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, stream: true });
+const BODY = JSON.stringify({
+  model: 'tiny',
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 1,
+});
+const STREAM_BODY = JSON.stringify({
+  model: 'tiny',
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 4,
+  stream: true,
+});
 
 async function timeOne(pool: Pool, streaming: boolean): Promise<{ total: number; ttfb: number }> {
   const started = performance.now();
@@ -85,8 +94,8 @@ async function timeOne(pool: Pool, streaming: boolean): Promise<{ total: number;
     reset: streaming,
   });
   let ttfb = 0;
-  for await (const _chunk of reply.body) {
-    if (ttfb === 0) {
+  for await (const chunk of reply.body) {
+    if (ttfb === 0 && (chunk as Buffer).length > 0) {
       ttfb = performance.now() - started;
     }
   }
@@ -97,16 +106,28 @@ async function timeOne(pool: Pool, streaming: boolean): Promise<{ total: number;
 }
 
 function wrk(url: string, seconds: number, luaPath: string): number {
-  const output = execFileSync('wrk', ['-t2', '-c16', `-d${seconds}s`, '-s', luaPath, `${url}/v1/chat/completions`], {
-    encoding: 'utf8',
-  });
+  const output = execFileSync(
+    'wrk',
+    ['-t2', '-c16', `-d${seconds}s`, '-s', luaPath, `${url}/v1/chat/completions`],
+    {
+      encoding: 'utf8',
+    },
+  );
   return Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN);
 }
 
-export async function benchGateway(repoRoot: string, model: string, samples = 400): Promise<GatewayBench> {
+export async function benchGateway(
+  repoRoot: string,
+  model: string,
+  samples = 400,
+): Promise<GatewayBench> {
   const work = await mkdtemp(join(tmpdir(), 'svc-gwbench-'));
   const children: ChildProcess[] = [];
-  const env = { ...process.env, PATH: `${join(repoRoot, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`, SVC_LOG_LEVEL: 'warn' };
+  const env = {
+    ...process.env,
+    PATH: `${join(repoRoot, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`,
+    SVC_LOG_LEVEL: 'warn',
+  };
   const cli = join(repoRoot, 'dist', 'cli.js');
   try {
     // The daemon runs the engine, as a fleet node would.
@@ -124,7 +145,16 @@ export async function benchGateway(repoRoot: string, model: string, samples = 40
         runner: 'llamacpp',
         modelId: model,
         servedModelName: 'tiny',
-        serveArgs: ['--host', '127.0.0.1', '--port', String(enginePort), '--threads-http', '32', '-lv', '1'],
+        serveArgs: [
+          '--host',
+          '127.0.0.1',
+          '--port',
+          String(enginePort),
+          '--threads-http',
+          '32',
+          '-lv',
+          '1',
+        ],
       }),
     });
     if (started.status !== 200) {
@@ -137,14 +167,20 @@ export async function benchGateway(repoRoot: string, model: string, samples = 40
       join(work, 'fleet.yaml'),
       `nodes:\n  - name: bench\n    host: 127.0.0.1\n    port: ${new URL(daemonUrl).port}\n    engine: {host: 127.0.0.1}\n`,
     );
-    const gateway = spawn(process.execPath, [cli, 'gateway', '--listen', '127.0.0.1:0', '-f', join(work, 'fleet.yaml')], {
-      env: { ...env, SVC_CONFIG_DIR: join(work, 'gateway'), SVC_API_TOKEN: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const gateway = spawn(
+      process.execPath,
+      [cli, 'gateway', '--listen', '127.0.0.1:0', '-f', join(work, 'fleet.yaml')],
+      {
+        env: { ...env, SVC_CONFIG_DIR: join(work, 'gateway'), SVC_API_TOKEN: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.push(gateway);
     const [, gatewayUrl = ''] = await waitForLine(gateway, /listening on (http:\/\/\S+)/);
 
-    const naive = spawn(process.execPath, [join(repoRoot, 'bench', 'naive-proxy.mjs'), direct], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const naive = spawn(process.execPath, [join(repoRoot, 'bench', 'naive-proxy.mjs'), direct], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(naive);
     const [, naivePort = ''] = await waitForLine(naive, /naive proxy on (\d+)/);
 
@@ -168,7 +204,9 @@ export async function benchGateway(repoRoot: string, model: string, samples = 40
         '}',
       ].join('\n'),
     );
-    const nginx = spawn('nginx', ['-c', join(work, 'nginx.conf'), '-p', work], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const nginx = spawn('nginx', ['-c', join(work, 'nginx.conf'), '-p', work], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(nginx);
     const nginxUrl = `http://127.0.0.1:${nginxPort}`;
 
@@ -179,7 +217,12 @@ export async function benchGateway(repoRoot: string, model: string, samples = 40
       { name: 'svc gateway', url: gatewayUrl },
     ];
     await waitHealthy(`${nginxUrl}/health`);
-    const pools = new Map(targets.map((target) => [target.name, new Pool(target.url, { connections: 1, keepAliveTimeout: 4_000 })]));
+    const pools = new Map(
+      targets.map((target) => [
+        target.name,
+        new Pool(target.url, { connections: 1, keepAliveTimeout: 4_000 }),
+      ]),
+    );
     const totals = new Map(targets.map((target) => [target.name, [] as number[]]));
     const ttfbs = new Map(targets.map((target) => [target.name, [] as number[]]));
 
@@ -203,7 +246,10 @@ export async function benchGateway(repoRoot: string, model: string, samples = 40
     await Promise.all([...pools.values()].map((pool) => pool.close()));
 
     const lua = join(work, 'post.lua');
-    await writeFile(lua, `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '${BODY}'\n`);
+    await writeFile(
+      lua,
+      `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '${BODY}'\n`,
+    );
     const rps = new Map<string, number[]>();
     for (let pass = 0; pass < 2; pass += 1) {
       for (const target of pass === 0 ? targets : [...targets].reverse()) {

@@ -10,7 +10,9 @@ const origin = new URL(upstream).origin;
 
 const server = createServer(async (request, response) => {
   const chunks = [];
-  for await (const chunk of request) chunks.push(chunk);
+  for await (const chunk of request) {
+    chunks.push(chunk);
+  }
   const body = Buffer.concat(chunks);
   const streaming = body.includes('"stream":true');
   try {
@@ -23,10 +25,14 @@ const server = createServer(async (request, response) => {
       reset: streaming,
     });
     response.writeHead(reply.statusCode, reply.headers);
-    for await (const chunk of reply.body) response.write(chunk);
+    for await (const chunk of reply.body) {
+      response.write(chunk);
+    }
     response.end();
   } catch (error) {
     response.writeHead(502).end(String(error));
   }
 });
-server.listen(0, '127.0.0.1', () => process.stdout.write(`naive proxy on ${server.address().port}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`naive proxy on ${server.address().port}\n`),
+);

@@ -59,12 +59,17 @@ const samplerTable = [
 ].join('\n');
 process.stdout.write(`${samplerTable}\n`);
 
-const gateway = await benchGateway(repoRoot, model, Number(process.env['BENCH_GATEWAY_SAMPLES'] ?? 400));
+const gateway = await benchGateway(
+  repoRoot,
+  model,
+  Number(process.env['BENCH_GATEWAY_SAMPLES'] ?? 400),
+);
 const byName = new Map(gateway.targets.map((target) => [target.name, target]));
 const directFigures = byName.get('direct');
 const naiveFigures = byName.get('naive Node proxy');
 const gatewayFigures = byName.get('svc gateway');
-const added = (target: { p50: number } | undefined): number => (target?.p50 ?? NaN) - (directFigures?.p50 ?? NaN);
+const added = (target: { p50: number } | undefined): number =>
+  (target?.p50 ?? NaN) - (directFigures?.p50 ?? NaN);
 const addedTtfb = (target: { ttfbP50: number } | undefined): number =>
   (target?.ttfbP50 ?? NaN) - (directFigures?.ttfbP50 ?? NaN);
 const ms = (value: number): string => `${value.toFixed(2)} ms`;

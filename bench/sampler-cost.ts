@@ -37,18 +37,26 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
-export async function benchSamplerCost(repoRoot: string, seconds: number, model: string): Promise<SamplerCost> {
+export async function benchSamplerCost(
+  repoRoot: string,
+  seconds: number,
+  model: string,
+): Promise<SamplerCost> {
   const configDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
-  const daemon = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'daemon', '--api-addr', '127.0.0.1:0'], {
-    env: {
-      ...process.env,
-      PATH: `${join(repoRoot, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`,
-      SVC_CONFIG_DIR: configDir,
-      SVC_LOG_LEVEL: 'warn',
-      SVC_SAMPLE_INTERVAL_SECONDS: '',
+  const daemon = spawn(
+    process.execPath,
+    [join(repoRoot, 'dist', 'cli.js'), 'daemon', '--api-addr', '127.0.0.1:0'],
+    {
+      env: {
+        ...process.env,
+        PATH: `${join(repoRoot, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`,
+        SVC_CONFIG_DIR: configDir,
+        SVC_LOG_LEVEL: 'warn',
+        SVC_SAMPLE_INTERVAL_SECONDS: '',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  );
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let output = '';
@@ -67,7 +75,11 @@ export async function benchSamplerCost(repoRoot: string, seconds: number, model:
     const started = await fetch(`${url}/v1/start`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ runner: 'llamacpp', modelId: model, serveArgs: ['--host', '127.0.0.1', '--port', String(port)] }),
+      body: JSON.stringify({
+        runner: 'llamacpp',
+        modelId: model,
+        serveArgs: ['--host', '127.0.0.1', '--port', String(port)],
+      }),
     });
     if (started.status !== 200) {
       throw new Error(`start failed: ${await started.text()}`);

@@ -76,3 +76,9 @@ describe('parseDuration', () => {
     );
   });
 });
+
+describe('parseDuration rounding', () => {
+  it('refuses a duration that rounds to zero milliseconds', () => {
+    expect(parseDuration('0.4ms')).toBeUndefined();
+  });
+});

@@ -11,5 +11,6 @@ export function parseDuration(text: string): number | undefined {
   for (const [, amount = '', unit = ''] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
     total += Number(amount) * (UNITS[unit] ?? Number.NaN);
   }
-  return Number.isFinite(total) && total > 0 ? Math.round(total) : undefined;
+  const rounded = Math.round(total);
+  return Number.isFinite(rounded) && rounded > 0 ? rounded : undefined;
 }

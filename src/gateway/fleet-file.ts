@@ -267,7 +267,7 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
         } else {
           tags = {};
           for (const [key, value] of Object.entries(raw['tags'])) {
-            if (key === '' || typeof value !== 'string' || value === '') {
+            if (key === '' || key === '__proto__' || typeof value !== 'string' || value === '') {
               problem(`node "${name}": tag ${JSON.stringify(key)} needs a non-empty string value`);
             } else {
               tags[key] = value;

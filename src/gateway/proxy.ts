@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Agent, type Dispatcher,errors } from 'undici';
+import { Agent, type Dispatcher, errors } from 'undici';
 
 import { GatewayError } from './gateway-error.ts';
 import type { EngineTarget } from './route.ts';

@@ -87,18 +87,18 @@ function pickOrder(snapshots: readonly NodeSnapshot[], fleet: Fleet): string[] {
 
 function target(snapshot: OkSnapshot): { baseUrl: string; key?: string } {
   const result = engineTarget(snapshot, 'fleet.yaml');
-  if (typeof result === 'string') {
-    throw new Error(`expected an engine target, got: ${result}`);
+  if ('unusable' in result) {
+    throw new Error(`expected an engine target, got: ${result.unusable}`);
   }
   return { baseUrl: result.baseUrl, ...(result.key === undefined ? {} : { key: result.key }) };
 }
 
 function refusal(snapshot: OkSnapshot): string {
   const result = engineTarget(snapshot, 'fleet.yaml');
-  if (typeof result !== 'string') {
+  if (!('unusable' in result)) {
     throw new Error(`expected a refusal, got ${result.baseUrl}`);
   }
-  return result;
+  return result.unusable;
 }
 
 describe('serves', () => {
@@ -330,7 +330,7 @@ describe('engineTarget', () => {
   ])('presents no key to an ungated engine (%s), even when the node has one', (_name, engine) => {
     const gpu = node('gpu', { host: 'gpu.lan', engineTokenEnv: 'GPU_KEY', engineKey: 's3cret' });
     const result = engineTarget(running(gpu, { engine }), 'fleet.yaml');
-    expect(typeof result === 'string' ? result : result.key).toBeUndefined();
+    expect('unusable' in result ? result.unusable : result.key).toBeUndefined();
   });
 
   it('refuses a gated engine when the node names no engine key', () => {
@@ -376,5 +376,30 @@ describe('describeFleet', () => {
     const a = node('a');
     const text = describeFleet('wanted', [running(a, { servedName: undefined })], fleetOf([a]));
     expect(text).toContain(`running  ${MODEL}`);
+  });
+});
+
+describe('engineTarget status codes and full origins', () => {
+  it('adds the node engine.port to a full origin that names none', () => {
+    const gpu = node('gpu', { host: 'gpu.lan', engine: { host: 'http://gpu', port: 8080 } });
+    expect(target(running(gpu, { engine: { port: 9999 } })).baseUrl).toBe('http://gpu:8080/v1');
+  });
+
+  it('accepts a full origin with no port anywhere', () => {
+    const gpu = node('gpu', { host: 'gpu.lan', engine: { host: 'https://gpu.example' } });
+    expect(target(running(gpu, { engine: undefined })).baseUrl).toBe('https://gpu.example/v1');
+  });
+
+  it('refuses a gated engine without a key with 502, and a loopback-only one with 503', () => {
+    const gated = engineTarget(
+      running(node('gpu'), { engine: { port: 8080, requiresKey: true } }),
+      'fleet.yaml',
+    );
+    expect('unusable' in gated ? gated.status : 0).toBe(502);
+    const local = engineTarget(
+      running(node('gpu', { engine: {} }), { engine: { port: 8080, loopbackOnly: true } }),
+      'fleet.yaml',
+    );
+    expect('unusable' in local ? local.status : 0).toBe(503);
   });
 });

@@ -15,6 +15,12 @@ export interface EngineTarget {
   readonly key?: string;
 }
 
+/** Why a running node's engine cannot be used, with the status the refusal gets. */
+export interface Unusable {
+  readonly unusable: string;
+  readonly status: number;
+}
+
 export type Decision =
   | { readonly kind: 'serve'; readonly target: EngineTarget }
   | { readonly kind: 'wait'; readonly node: FleetNode }
@@ -34,24 +40,43 @@ export function serves(snapshot: NodeSnapshot, model: string): boolean {
 export function engineTarget(
   snapshot: NodeSnapshot & { ok: true },
   fleetPath: string,
-): EngineTarget | string {
+): EngineTarget | Unusable {
   const { node, status } = snapshot;
   const engine = status.engine;
   const override = node.engine;
   if (engine?.loopbackOnly === true && override?.host === undefined) {
-    return `node "${node.name}" has its engine bound to loopback, so it answers only on that machine: bind the engine to a reachable address (llama.cpp's --host 0.0.0.0), or give this node an engine host in ${fleetPath}`;
+    return {
+      status: 503,
+      unusable: `node "${node.name}" has its engine bound to loopback, so it answers only on that machine: bind the engine to a reachable address (llama.cpp's --host 0.0.0.0), or give this node an engine host in ${fleetPath}`,
+    };
   }
   const port = override?.port ?? engine?.port;
-  if (port === undefined) {
-    return `node "${node.name}" reports no engine port: give this node an engine port in ${fleetPath}`;
-  }
   const host = override?.host ?? node.host;
-  const origin = /^https?:\/\//.test(host)
-    ? host.replace(/\/+$/, '')
-    : `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  const hasScheme = /^https?:\/\//.test(host);
+  if (port === undefined && !hasScheme) {
+    return {
+      status: 502,
+      unusable: `node "${node.name}" reports no engine port: give this node an engine port in ${fleetPath}`,
+    };
+  }
+  let origin: string;
+  if (hasScheme) {
+    // A full origin as the operator wrote it: only its own engine.port is added, when it names none
+    // (a daemon-reported port is the engine's, not the port of whatever fronts that origin).
+    const url = new URL(host);
+    if (url.port === '' && override?.port !== undefined) {
+      url.port = String(override.port);
+    }
+    origin = url.origin;
+  } else {
+    origin = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port ?? ''}`;
+  }
   const path = (override?.path ?? engine?.path ?? '/v1').replace(/\/+$/, '');
   if (engine?.requiresKey === true && node.engineKey === undefined) {
-    return `node "${node.name}" has a gated engine but names no engine key: add engineTokenEnv: <VAR> to it in ${fleetPath}`;
+    return {
+      status: 502,
+      unusable: `node "${node.name}" has a gated engine but names no engine key: add engineTokenEnv: <VAR> to it in ${fleetPath}`,
+    };
   }
   return {
     node,
@@ -87,10 +112,10 @@ export function route(model: string, snapshots: readonly NodeSnapshot[], fleet: 
     serves(snapshot, model),
   );
   const ready = running.filter((snapshot) => snapshot.status.ready !== 'not-ready');
-  const unusable: string[] = [];
+  const unusable: Unusable[] = [];
   for (const snapshot of rank(fleet, ready)) {
     const target = engineTarget(snapshot, fleet.path);
-    if (typeof target !== 'string') {
+    if (!('unusable' in target)) {
       return { kind: 'serve', target };
     }
     unusable.push(target);
@@ -99,8 +124,13 @@ export function route(model: string, snapshots: readonly NodeSnapshot[], fleet: 
   if (loading !== undefined) {
     return { kind: 'wait', node: loading.node };
   }
-  if (unusable.length > 0) {
-    return { kind: 'refuse', status: 503, message: unusable.join('\n') };
+  const [first] = unusable;
+  if (first !== undefined) {
+    return {
+      kind: 'refuse',
+      status: first.status,
+      message: unusable.map((entry) => entry.unusable).join('\n'),
+    };
   }
   return { kind: 'wake' };
 }

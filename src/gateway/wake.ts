@@ -170,8 +170,8 @@ export class Waker {
           reply.value.ready !== undefined
         ) {
           const target = engineTarget(snapshot, this.view.fleet.path);
-          if (typeof target === 'string') {
-            throw new GatewayError(503, target);
+          if ('unusable' in target) {
+            throw new GatewayError(target.status, target.unusable);
           }
           this.view.snapshots(true).catch(() => undefined);
           return target;

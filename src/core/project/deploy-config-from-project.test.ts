@@ -286,3 +286,19 @@ describe('serveArgs', () => {
     );
   });
 });
+
+describe('BASEURL and preset bind settings, preset alias', () => {
+  it("keeps the preset's port when BASEURL names only a host", () => {
+    const result = config(
+      'PROVIDER llamacpp\nBASEURL http://0.0.0.0\nPRESET p.ini\n',
+      '[a]\nhf = o/q\nport = 8080\nhost = 127.0.0.1\n',
+    );
+    expect(result.serveArgs).toEqual(['--port', '8080', '--host', '0.0.0.0']);
+  });
+
+  it("takes the preset's alias as the served name when the Svcfile has no ALIAS", () => {
+    expect(
+      config('PROVIDER llamacpp\nPRESET p.ini\n', '[a]\nhf = o/q\na = chat\n').servedModelName,
+    ).toBe('chat');
+  });
+});

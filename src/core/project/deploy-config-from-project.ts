@@ -71,6 +71,9 @@ export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<D
     (contextKey === undefined ? undefined : positiveInteger(presetValue(spec, [contextKey])));
   const parallel = spec.parallel ?? positiveInteger(presetValue(spec, [engine.parallel.key]));
 
+  // ALIAS, else the preset's own alias: the name the engine answers to.
+  const servedModelName =
+    spec.alias ?? (engine.alias === undefined ? undefined : presetValue(spec, [engine.alias.key]));
   const passThrough = mergeLayers(
     (spec.presetLayers ?? []).map((layer) => presetParams(engine.dialect, layer)),
   ).filter((param) => !NODE_OWNED.has(param.key));
@@ -80,8 +83,11 @@ export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<D
     ...(spec.host === undefined ? [] : [engine.host.flag, spec.host]),
     ...(spec.port === undefined ? [] : [engine.port.flag, String(spec.port)]),
   ];
-  const withoutBind =
-    bind.length === 0 ? serveArgs : dropFlags(serveArgs, [engine.host.flag, engine.port.flag]);
+  // Only the parts BASEURL states replace the preset's; a preset port stays with a BASEURL host.
+  const withoutBind = dropFlags(serveArgs, [
+    ...(spec.host === undefined ? [] : [engine.host.flag]),
+    ...(spec.port === undefined ? [] : [engine.port.flag]),
+  ]);
 
   return ok({
     runner: runner as DeployConfig['runner'],
@@ -89,7 +95,7 @@ export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<D
     ...(quant === undefined || quant === '' ? {} : { quant }),
     ...(contextSize === undefined ? {} : { contextSize }),
     ...(parallel === undefined ? {} : { parallel }),
-    ...(spec.alias === undefined ? {} : { servedModelName: spec.alias }),
+    ...(servedModelName === undefined ? {} : { servedModelName }),
     serveArgs: [...withoutBind, ...bind],
   });
 }
