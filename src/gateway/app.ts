@@ -75,7 +75,7 @@ async function complete(
   const body = await readBody(request);
   const { model, streaming } = modelOf(body);
   const snapshots = await deps.view.snapshots();
-  const decision = route(model, snapshots, deps.view.fleet);
+  const decision = deps.view.decide(model, snapshots, route);
   let target;
   switch (decision.kind) {
     case 'serve':

@@ -23,6 +23,8 @@ const SOURCE_TTL_MS = 30_000;
 export class FleetView {
   private statuses: { at: number; snapshots: Promise<NodeSnapshot[]> } | undefined;
   private readonly sources = new Map<string, { at: number; source: Promise<NodeSource> }>();
+  /** Routing decisions for the current snapshots: the same inputs give the same decision. */
+  private decisions = new WeakMap<readonly NodeSnapshot[], Map<string, unknown>>();
 
   constructor(
     readonly fleet: Fleet,
@@ -44,6 +46,23 @@ export class FleetView {
       this.statuses = { at: now, snapshots };
     }
     return this.statuses.snapshots;
+  }
+
+  /** `decide(model, snapshots)` computed once per model for each set of snapshots (the hot path). */
+  decide<T>(
+    model: string,
+    snapshots: readonly NodeSnapshot[],
+    decide: (model: string, snapshots: readonly NodeSnapshot[], fleet: Fleet) => T,
+  ): T {
+    let byModel = this.decisions.get(snapshots);
+    if (byModel === undefined) {
+      byModel = new Map();
+      this.decisions.set(snapshots, byModel);
+    }
+    if (!byModel.has(model)) {
+      byModel.set(model, decide(model, snapshots, this.fleet));
+    }
+    return byModel.get(model) as T;
   }
 
   /** The node's Svcfile source, read at most once per window (a failure is cached too). */

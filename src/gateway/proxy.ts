@@ -54,9 +54,9 @@ export interface ProxyRequest {
   readonly streaming: boolean;
 }
 
-function upstreamUrl(target: EngineTarget, incomingUrl: string): string {
-  // The gateway serves /v1/...; the engine's own prefix replaces it.
-  return `${target.baseUrl}${incomingUrl.replace(/^\/v1(?=\/|$|\?)/, '')}`;
+/** The engine-side path: the gateway serves /v1/...; the engine's own prefix replaces /v1. */
+function upstreamPath(target: EngineTarget, incomingUrl: string): string {
+  return `${target.pathPrefix}${incomingUrl.startsWith('/v1') ? incomingUrl.slice(3) : incomingUrl}`;
 }
 
 export async function proxy(target: EngineTarget, request: ProxyRequest): Promise<void> {
@@ -82,8 +82,8 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
   let reply: Dispatcher.ResponseData;
   try {
     reply = await agent.request({
-      origin: new URL(target.baseUrl).origin,
-      path: upstreamUrl(target, incoming.url ?? '/').slice(new URL(target.baseUrl).origin.length),
+      origin: target.origin,
+      path: upstreamPath(target, incoming.url ?? '/'),
       method: 'POST',
       headers,
       body,
@@ -109,8 +109,8 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
       replyHeaders[name] = value;
     }
   }
+  // Headers leave with the first body chunk (one write, not two), as soon as the engine sends it.
   outgoing.writeHead(reply.statusCode, replyHeaders);
-  outgoing.flushHeaders();
   try {
     for await (const chunk of reply.body) {
       outgoing.write(chunk as Buffer);

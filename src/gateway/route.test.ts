@@ -192,7 +192,12 @@ describe('route: which node serves', () => {
     const decision = route(SERVED, [running(a)], fleetOf([a]));
     expect(decision).toEqual({
       kind: 'serve',
-      target: { node: a, baseUrl: 'http://a.lan:8080/v1' },
+      target: {
+        node: a,
+        baseUrl: 'http://a.lan:8080/v1',
+        origin: 'http://a.lan:8080',
+        pathPrefix: '/v1',
+      },
     });
   });
 });
@@ -253,7 +258,12 @@ describe('route: loopback-only engines (GUIDE D15)', () => {
     const reachable = node('a', { engine: { host: '10.0.0.5' } });
     expect(route(SERVED, [running(reachable, loopback)], fleetOf([reachable]))).toEqual({
       kind: 'serve',
-      target: { node: reachable, baseUrl: 'http://10.0.0.5:8080/v1' },
+      target: {
+        node: reachable,
+        baseUrl: 'http://10.0.0.5:8080/v1',
+        origin: 'http://10.0.0.5:8080',
+        pathPrefix: '/v1',
+      },
     });
   });
 });

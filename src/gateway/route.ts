@@ -11,6 +11,9 @@ export interface EngineTarget {
   readonly node: FleetNode;
   /** `http://host:port/v1`-style base every OpenAI path is appended to (without its /v1). */
   readonly baseUrl: string;
+  /** The base split once, so the proxy parses no URL per request. */
+  readonly origin: string;
+  readonly pathPrefix: string;
   /** The key to present to the engine, when it is gated. */
   readonly key?: string;
 }
@@ -81,6 +84,8 @@ export function engineTarget(
   return {
     node,
     baseUrl: `${origin}${path}`,
+    origin,
+    pathPrefix: path,
     ...(engine?.requiresKey === true && node.engineKey !== undefined
       ? { key: node.engineKey }
       : {}),
