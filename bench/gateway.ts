@@ -154,6 +154,9 @@ export async function benchGateway(
           '32',
           '-lv',
           '1',
+          // llama.cpp's compute threads spin; on a 2-core machine two of them starve the proxies.
+          '--threads',
+          '1',
         ],
       }),
     });
