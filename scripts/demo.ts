@@ -32,7 +32,10 @@ async function freePort(preferred?: number): Promise<number> {
   return port;
 }
 
-function start(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+function start(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [cli, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -63,7 +66,10 @@ await writeFile(
   `# The demo node: llama.cpp serving the tiny generated model\nPROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nCONTEXT 2k\nBASEURL 127.0.0.1:${enginePort}\n`,
 );
 
-const daemon = await start(['daemon', '--api-addr', '127.0.0.1:0'], { PATH: path, SVC_CONFIG_DIR: join(demo, 'node-config') });
+const daemon = await start(['daemon', '--api-addr', '127.0.0.1:0'], {
+  PATH: path,
+  SVC_CONFIG_DIR: join(demo, 'node-config'),
+});
 say(`daemon   ${daemon.url}`);
 await writeFile(
   join(demo, 'fleet.yaml'),
@@ -78,11 +84,14 @@ await writeFile(
   ].join('\n'),
 );
 const gatewayPort = await freePort(4000);
-const gateway = await start(['gateway', '--listen', `127.0.0.1:${gatewayPort}`, '-f', join(demo, 'fleet.yaml')], {
-  PATH: path,
-  SVC_CONFIG_DIR: join(demo, 'gateway-config'),
-  SVC_API_TOKEN: '',
-});
+const gateway = await start(
+  ['gateway', '--listen', `127.0.0.1:${gatewayPort}`, '-f', join(demo, 'fleet.yaml')],
+  {
+    PATH: path,
+    SVC_CONFIG_DIR: join(demo, 'gateway-config'),
+    SVC_API_TOKEN: '',
+  },
+);
 say(`gateway  ${gateway.url}  (fleet: ${join(demo, 'fleet.yaml')})`);
 
 const stop = (): void => {
@@ -97,7 +106,12 @@ const started = performance.now();
 const reply = await fetch(`${gateway.url}/v1/chat/completions`, {
   method: 'POST',
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hello' }], max_tokens: 16, stream: true }),
+  body: JSON.stringify({
+    model: 'tiny',
+    messages: [{ role: 'user', content: 'hello' }],
+    max_tokens: 16,
+    stream: true,
+  }),
 });
 let chunks = 0;
 const decoder = new TextDecoder();
@@ -105,14 +119,17 @@ for await (const bytes of reply.body ?? []) {
   for (const line of decoder.decode(bytes as Uint8Array, { stream: true }).split('\n')) {
     if (line.startsWith('data: ') && line !== 'data: [DONE]') {
       chunks += 1;
-      const piece = (JSON.parse(line.slice(6)) as { choices: { delta: { content?: string | null } }[] }).choices[0]?.delta
-        .content;
+      const piece = (
+        JSON.parse(line.slice(6)) as { choices: { delta: { content?: string | null } }[] }
+      ).choices[0]?.delta.content;
       process.stdout.write(JSON.stringify(piece ?? ''));
       process.stdout.write(' ');
     }
   }
 }
-say(`\n${reply.status} · ${chunks} chunks in ${(performance.now() - started).toFixed(0)} ms (the tiny model answers gibberish)\n`);
+say(
+  `\n${reply.status} · ${chunks} chunks in ${(performance.now() - started).toFixed(0)} ms (the tiny model answers gibberish)\n`,
+);
 say('The gateway is running. Try:');
 say(`  curl -s ${gateway.url}/v1/models`);
 say(`  curl -s ${gateway.url}/v1/fleet`);

@@ -17,6 +17,29 @@ export interface OptionSpec {
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>;
 
+/** The token flags of spec §5 rule 2, shared by every command with an API. */
+export const TOKEN_OPTIONS = {
+  'api-token-file': {
+    type: 'string',
+    value: '<path>',
+    description: 'Read the API token from this file',
+  },
+  'api-token': {
+    type: 'string',
+    value: '<value>',
+    description: 'The API token (visible in the process list)',
+  },
+} as const satisfies OptionTable;
+
+/** `--log-level` (spec §1.5): overrides SVC_LOG_LEVEL. */
+export const LOG_LEVEL_OPTION = {
+  'log-level': {
+    type: 'string',
+    value: '<level>',
+    description: 'debug, info (default), warn or error',
+  },
+} as const satisfies OptionTable;
+
 type Values<T extends OptionTable> = {
   [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string;
 };

@@ -4,7 +4,12 @@
  */
 import type { CommandIo } from '../commands.ts';
 import { requireTokenOffLoopback, resolveApiToken } from '../core/auth/token-source.ts';
-import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import {
+  LOG_LEVEL_OPTION,
+  parseCommandArgs,
+  renderCommandHelp,
+  TOKEN_OPTIONS,
+} from '../core/cli-args.ts';
 import { SvcError } from '../core/errors.ts';
 import { httpUrl } from '../core/http/listen.ts';
 import { parseListenAddress } from '../core/http/listen-address.ts';
@@ -12,6 +17,7 @@ import { createLogger, resolveLogLevel } from '../core/logger.ts';
 import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { configDirFor } from '../core/paths.ts';
 import { secondsSetting } from '../core/settings.ts';
+import { nextShutdownSignal } from '../core/signals.ts';
 import { startDaemon } from './start-daemon.ts';
 
 const OPTIONS = {
@@ -25,21 +31,8 @@ const OPTIONS = {
     short: 'l',
     description: 'Listen on 127.0.0.1:4242; may run without a token',
   },
-  'api-token-file': {
-    type: 'string',
-    value: '<path>',
-    description: 'Read the API token from this file',
-  },
-  'api-token': {
-    type: 'string',
-    value: '<value>',
-    description: 'The API token (visible in the process list)',
-  },
-  'log-level': {
-    type: 'string',
-    value: '<level>',
-    description: 'debug, info (default), warn or error',
-  },
+  ...TOKEN_OPTIONS,
+  ...LOG_LEVEL_OPTION,
 } as const;
 
 export const help = renderCommandHelp(
@@ -87,12 +80,8 @@ export async function run(io: CommandIo): Promise<number> {
   requireTokenOffLoopback(address, token, '--loopback');
   const configDir = configDirFor(io.env, io.cwd);
 
-  // Take over SIGINT/SIGTERM before anything can announce the daemon: a signal that arrives the
-  // moment "listening" is printed must shut down cleanly, not kill the process outright.
-  const signalled = new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  // Signals are taken before the daemon announces itself (see core/signals.ts).
+  const signalled = nextShutdownSignal();
 
   const daemon = await startDaemon({
     listen: address,

@@ -6,13 +6,19 @@ import { resolve } from 'node:path';
 
 import type { CommandIo } from '../commands.ts';
 import { requireTokenOffLoopback, resolveApiToken } from '../core/auth/token-source.ts';
-import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import {
+  LOG_LEVEL_OPTION,
+  parseCommandArgs,
+  renderCommandHelp,
+  TOKEN_OPTIONS,
+} from '../core/cli-args.ts';
 import { parseDuration } from '../core/duration.ts';
 import { SvcError } from '../core/errors.ts';
 import { httpUrl } from '../core/http/listen.ts';
 import { formatListenAddress, parseListenAddress } from '../core/http/listen-address.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
 import { configDirFor } from '../core/paths.ts';
+import { nextShutdownSignal } from '../core/signals.ts';
 import { loadFleet } from './load-fleet.ts';
 import { startGateway } from './start-gateway.ts';
 
@@ -33,26 +39,13 @@ const OPTIONS = {
     short: 'l',
     description: 'Listen on 127.0.0.1:4000; may run without a token',
   },
-  'api-token-file': {
-    type: 'string',
-    value: '<path>',
-    description: 'Read the gateway token from this file',
-  },
-  'api-token': {
-    type: 'string',
-    value: '<value>',
-    description: 'The gateway token (visible in the process list)',
-  },
   'wake-timeout': {
     type: 'string',
     value: '<duration>',
     description: 'How long a woken engine may take to answer (default 5m)',
   },
-  'log-level': {
-    type: 'string',
-    value: '<level>',
-    description: 'debug, info (default), warn or error',
-  },
+  ...TOKEN_OPTIONS,
+  ...LOG_LEVEL_OPTION,
 } as const;
 
 export const help = renderCommandHelp(
@@ -97,10 +90,7 @@ export async function run(io: CommandIo): Promise<number> {
   });
   requireTokenOffLoopback(address, token, '--loopback');
 
-  const signalled = new Promise<NodeJS.Signals>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+  const signalled = nextShutdownSignal();
   const gateway = await startGateway({
     fleet,
     listen: address,

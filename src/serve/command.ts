@@ -4,7 +4,12 @@
  * output. `--dry-run` prints the command and starts nothing; `--api` adds the control API.
  */
 import type { CommandIo } from '../commands.ts';
-import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import {
+  LOG_LEVEL_OPTION,
+  parseCommandArgs,
+  renderCommandHelp,
+  TOKEN_OPTIONS,
+} from '../core/cli-args.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
 import { secondsSetting } from '../core/settings.ts';
@@ -22,21 +27,8 @@ const OPTIONS = {
     value: '<addr>',
     description: 'Control API listen address (default :4242)',
   },
-  'api-token-file': {
-    type: 'string',
-    value: '<path>',
-    description: 'Read the API token from this file',
-  },
-  'api-token': {
-    type: 'string',
-    value: '<value>',
-    description: 'The API token (visible in the process list)',
-  },
-  'log-level': {
-    type: 'string',
-    value: '<level>',
-    description: 'debug, info (default), warn or error',
-  },
+  ...TOKEN_OPTIONS,
+  ...LOG_LEVEL_OPTION,
 } as const;
 
 export const help = renderCommandHelp(
