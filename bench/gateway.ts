@@ -6,11 +6,12 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Pool } from 'undici';
+
+import { freePort, waitForLine } from './support.ts';
 
 export interface TargetFigures {
   name: string;
@@ -24,32 +25,6 @@ export interface GatewayBench {
   targets: TargetFigures[];
   gatewayRssMiB: number;
   samples: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = pattern.exec(output);
-      if (match !== null) {
-        resolve(match);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', () => {
-      reject(new Error(`exited before ${pattern}: ${output}`));
-    });
-  });
 }
 
 function percentile(values: number[], p: number): number {

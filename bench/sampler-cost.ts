@@ -5,9 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { freePort, waitForLine } from './support.ts';
 
 export interface SamplerCost {
   seconds: number;
@@ -27,14 +28,6 @@ async function cpuTicks(pid: number): Promise<number> {
 async function rssMiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
 export async function benchSamplerCost(
@@ -58,19 +51,7 @@ export async function benchSamplerCost(
     },
   );
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      daemon.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match?.[1] !== undefined) {
-          resolve(match[1]);
-        }
-      });
-      daemon.once('exit', () => {
-        reject(new Error('daemon exited'));
-      });
-    });
+    const [, url = ''] = await waitForLine(daemon, /listening on (http:\/\/\S+)/);
     const port = await freePort();
     const started = await fetch(`${url}/v1/start`, {
       method: 'POST',
