@@ -21,7 +21,7 @@ const OPTIONS = {
     description: 'Fleet file (default ./fleet.yaml)',
   },
   all: { type: 'boolean', description: 'start / stop: every node' },
-  json: { type: 'boolean', description: 'status: print JSON instead of a table' },
+  json: { type: 'boolean', description: 'Print JSON instead of a table or lines' },
 } as const;
 
 export const help = renderCommandHelp(
@@ -119,28 +119,50 @@ export async function run(io: CommandIo): Promise<number> {
 
   const nodes = pick(fleet, positionals, values.all === true, verb);
   const configDir = configDirFor(io.env, io.cwd);
-  let failures = 0;
+  // GUIDE D17: a human line per node by default, one JSON array with --json.
+  const results: {
+    node: string;
+    outcome: 'ok' | 'failed';
+    state?: string;
+    source?: string;
+    error?: string;
+  }[] = [];
   for (const node of nodes) {
     try {
+      let source: string | undefined;
+      let reply;
       if (verb === 'start') {
-        const { source, config } = await nodeSourceConfig(fleet, node, { configDir, env: io.env });
-        io.stdout.write(`${node.name}: using ${source}\n`);
-        const reply = await nodeStart(node, config);
-        if (!reply.ok) {
-          throw new Error(reply.detail);
+        const resolved = await nodeSourceConfig(fleet, node, { configDir, env: io.env });
+        source = resolved.source;
+        if (values.json !== true) {
+          io.stdout.write(`${node.name}: using ${source}\n`);
         }
-        io.stdout.write(`${node.name}  ${reply.value.state}\n`);
+        reply = await nodeStart(node, resolved.config);
       } else {
-        const reply = await nodeStop(node);
-        if (!reply.ok) {
-          throw new Error(reply.detail);
-        }
+        reply = await nodeStop(node);
+      }
+      if (!reply.ok) {
+        throw new Error(reply.detail);
+      }
+      results.push({
+        node: node.name,
+        outcome: 'ok',
+        state: reply.value.state,
+        ...(source === undefined ? {} : { source }),
+      });
+      if (values.json !== true) {
         io.stdout.write(`${node.name}  ${reply.value.state}\n`);
       }
     } catch (error) {
-      failures += 1;
-      io.stdout.write(`${node.name}  failed: ${(error as Error).message}\n`);
+      results.push({ node: node.name, outcome: 'failed', error: (error as Error).message });
+      if (values.json !== true) {
+        io.stdout.write(`${node.name}  failed: ${(error as Error).message}\n`);
+      }
     }
   }
+  if (values.json === true) {
+    io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  }
+  const failures = results.filter((result) => result.outcome === 'failed').length;
   return failures === 0 ? 0 : 1;
 }

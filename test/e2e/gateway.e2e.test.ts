@@ -218,6 +218,19 @@ describe('svc gateway with real llama-server nodes', () => {
     expect((await runSvc(['fleet', 'stop', '--all'], { cwd: test.dir })).stdout).toBe(
       'a  stopped\nb  stopped\n',
     );
+    const json = await runSvc(['fleet', 'stop', 'b', '--json'], { cwd: test.dir });
+    expect(JSON.parse(json.stdout)).toEqual([{ node: 'b', outcome: 'ok', state: 'stopped' }]);
+    const statusJson = JSON.parse(
+      (await runSvc(['fleet', 'status', '--json'], { cwd: test.dir })).stdout,
+    ) as {
+      node: string;
+      outcome: string;
+      status: { state: string };
+    }[];
+    expect(statusJson.map((entry) => [entry.node, entry.outcome, entry.status.state])).toEqual([
+      ['a', 'ok', 'stopped'],
+      ['b', 'ok', 'stopped'],
+    ]);
     expect((await runSvc(['fleet', 'start'], { cwd: test.dir })).stderr).toContain(
       'name the nodes to start, or pass --all',
     );
