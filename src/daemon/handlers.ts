@@ -50,6 +50,15 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
     return spec;
   };
 
+  // Starts run one at a time: a second start waits, then finds the engine running (409), so it
+  // can never overwrite the key file the first one's engine is about to read.
+  let startChain: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(run: () => Promise<T>): Promise<T> => {
+    const next = startChain.then(run, run);
+    startChain = next.catch(() => undefined);
+    return next;
+  };
+
   return {
     status,
     // spec §3: reading metrics feeds the record like a sampler tick, without being activity itself.
@@ -58,46 +67,47 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
       return statsOf(record.snapshot(), deps.now());
     },
 
-    async start(body) {
-      if (supervisor.running) {
-        throw new SvcError(
-          'ERR_ENGINE_RUNNING',
-          'an engine is already running; stop it first (nothing was changed)',
-        );
-      }
-      let config: DeployConfig;
-      let key: string | undefined;
-      let commit: (() => Promise<void>) | undefined;
-      if (body !== undefined) {
-        ({ config, key } = splitKey(body as StartRequest));
-        const carried = config;
-        const carriedKey = key;
-        commit = () => store.save(carried, carriedKey);
-      } else {
-        const stored = await store.load();
-        if (stored === undefined) {
+    start: (body) =>
+      serialized(async () => {
+        if (supervisor.running) {
           throw new SvcError(
-            'ERR_NOTHING_TO_SERVE',
-            'nothing to serve: the start carried no deploy config and none is stored (PUT /v1/deploy-config, or start with a body)',
+            'ERR_ENGINE_RUNNING',
+            'an engine is already running; stop it first (nothing was changed)',
           );
         }
-        config = stored.config;
-        key = await store.readKey();
-      }
-      const spec = prepare(config, key);
-      if (key === undefined) {
-        await store.clearRunKey();
-      } else {
-        await store.writeRunKey(key);
-      }
-      try {
-        await supervisor.start(commit === undefined ? { spec } : { spec, commit });
-      } catch (error) {
-        await store.clearRunKey();
-        throw error;
-      }
-      return status();
-    },
+        let config: DeployConfig;
+        let key: string | undefined;
+        let commit: (() => Promise<void>) | undefined;
+        if (body !== undefined) {
+          ({ config, key } = splitKey(body as StartRequest));
+          const carried = config;
+          const carriedKey = key;
+          commit = () => store.save(carried, carriedKey);
+        } else {
+          const stored = await store.load();
+          if (stored === undefined) {
+            throw new SvcError(
+              'ERR_NOTHING_TO_SERVE',
+              'nothing to serve: the start carried no deploy config and none is stored (PUT /v1/deploy-config, or start with a body)',
+            );
+          }
+          config = stored.config;
+          key = await store.readKey();
+        }
+        const spec = prepare(config, key);
+        if (key === undefined) {
+          await store.clearRunKey();
+        } else {
+          await store.writeRunKey(key);
+        }
+        try {
+          await supervisor.start(commit === undefined ? { spec } : { spec, commit });
+        } catch (error) {
+          await store.clearRunKey();
+          throw error;
+        }
+        return status();
+      }),
 
     async stop() {
       await supervisor.stop();

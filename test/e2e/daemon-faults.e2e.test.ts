@@ -73,6 +73,21 @@ describe('svc daemon with fake engines', () => {
     expect(await node.terminate()).toBe(0);
   });
 
+  it('starts exactly one engine when starts arrive at the same time', async () => {
+    const node = await startTestDaemon({ configDir: await tempDir(), path: [FAKE_BIN_DIR] });
+    const port = await freePort();
+    const replies = await Promise.all(
+      [KEY, 'other-key', undefined].map((engineApiKey) =>
+        node.call('POST', '/v1/start', {
+          body: { ...mtplx(port), ...(engineApiKey === undefined ? {} : { engineApiKey }) },
+        }),
+      ),
+    );
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409, 409]);
+    expect(node.process.stderr().match(/INFO {2}engine started/g)).toHaveLength(1);
+    expect(await node.terminate()).toBe(0);
+  });
+
   it('escalates to SIGKILL when the engine ignores SIGTERM, logging it at warn', async () => {
     const node = await startTestDaemon({
       configDir: await tempDir(),

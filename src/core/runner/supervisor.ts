@@ -83,16 +83,28 @@ export class Supervisor {
     this.now = options.now ?? (() => new Date());
   }
 
+  /** True from the moment a start is accepted, so two starts can never both launch an engine. */
+  private starting = false;
+
   get running(): boolean {
-    return this.engine !== undefined;
+    return this.engine !== undefined || this.starting;
   }
 
   /** Throws ERR_ENGINE_RUNNING (409), ERR_ENGINE_START_FAILED (400); nothing changes on failure. */
   async start(launch: Launch): Promise<void> {
-    const { record, logger } = this.options;
-    if (this.engine !== undefined) {
+    if (this.running) {
       throw new SvcError('ERR_ENGINE_RUNNING', 'an engine is already running; stop it first');
     }
+    this.starting = true;
+    try {
+      await this.launch(launch);
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private async launch(launch: Launch): Promise<void> {
+    const { record, logger } = this.options;
     const { spec } = launch;
     const engine = ENGINES[spec.runner];
     const command = buildCommand(spec);
