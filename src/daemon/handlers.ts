@@ -109,10 +109,12 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
         return status();
       }),
 
-    async stop() {
-      await supervisor.stop();
-      return status();
-    },
+    // A stop waits for a start in flight, then stops what it started.
+    stop: () =>
+      serialized(async () => {
+        await supervisor.stop();
+        return status();
+      }),
 
     logs: (read) => readLogSlice(deps.logPath, read),
 

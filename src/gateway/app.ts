@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { bearerChecker } from '../core/auth/bearer.ts';
+import { jsonErrorPosition } from '../core/control-api/app.ts';
 import { logRequest } from '../core/http/access-log.ts';
 import type { Logger } from '../core/logger.ts';
 import { errorBody, GatewayError } from './gateway-error.ts';
@@ -52,7 +53,7 @@ function modelOf(body: Buffer): { model: string; streaming: boolean } {
   try {
     parsed = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
   } catch (error) {
-    throw new GatewayError(400, `the request is not a JSON body: ${(error as Error).message}`);
+    throw new GatewayError(400, `the request is not a JSON body${jsonErrorPosition(error)}`);
   }
   const fields =
     typeof parsed === 'object' && parsed !== null
@@ -144,7 +145,8 @@ async function topology(deps: GatewayDeps): Promise<string> {
     }),
   );
   return JSON.stringify({
-    wake: fleet.wake !== 'off',
+    // spec §4.2 rule 6: the file's settings ride along, each absent where the file declares none.
+    ...(fleet.wake === undefined ? {} : { wake: fleet.wake === 'on' }),
     ...(fleet.prefer === undefined ? {} : { prefer: fleet.prefer }),
     ...(fleet.concurrency === undefined ? {} : { concurrency: fleet.concurrency }),
     nodes,

@@ -81,12 +81,13 @@ export async function nodeSourceConfig(
   return { source, config: unwrap(deployConfigFromSpec(opened.spec, source)) };
 }
 
+/** The model id the daemon will report for a config: llama.cpp keeps the quant on the repo. */
+export function reportedModelOf(config: DeployConfig): string {
+  const id = config.modelId ?? '';
+  return config.runner === 'llamacpp' && config.quant !== undefined ? `${id}:${config.quant}` : id;
+}
+
 /** The name requests use for a config: its served name, else its model (GUIDE D14). */
 export function modelNameOf(config: DeployConfig): string {
-  return (
-    config.servedModelName ??
-    (config.quant === undefined
-      ? (config.modelId ?? '')
-      : `${config.modelId ?? ''}:${config.quant}`)
-  );
+  return config.servedModelName ?? reportedModelOf(config);
 }

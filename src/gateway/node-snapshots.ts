@@ -5,7 +5,7 @@
  */
 import type { StatusResponse } from '../core/contract/schemas.ts';
 import type { Fleet, FleetNode, Variables } from './fleet-file.ts';
-import { type NodeSource, nodeSourceConfig } from './load-fleet.ts';
+import { modelNameOf, type NodeSource, nodeSourceConfig } from './load-fleet.ts';
 import { type NodeOutcome, nodeStatus } from './node-client.ts';
 
 export type NodeSnapshot =
@@ -85,7 +85,7 @@ export class FleetView {
     }
     try {
       const { config } = await this.source(node);
-      return config.servedModelName ?? config.modelId;
+      return modelNameOf(config);
     } catch {
       return undefined;
     }

@@ -29,6 +29,8 @@ const DROPPED_REQUEST_HEADERS = new Set([
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
+  // Node has already answered 100-continue; undici refuses to send the header on.
+  'expect',
 ]);
 const DROPPED_REPLY_HEADERS = new Set([
   'connection',
@@ -59,8 +61,17 @@ function upstreamPath(target: EngineTarget, incomingUrl: string): string {
   return `${target.pathPrefix}${incomingUrl.startsWith('/v1') ? incomingUrl.slice(3) : incomingUrl}`;
 }
 
+/** Whether the caller's connection is gone (a function, so the check is read afresh each time). */
+function gone(response: ServerResponse): boolean {
+  return response.destroyed;
+}
+
 export async function proxy(target: EngineTarget, request: ProxyRequest): Promise<void> {
   const { incoming, outgoing, body } = request;
+  if (outgoing.destroyed || incoming.socket.destroyed) {
+    // The caller left while the request waited (a wake, a loading engine): ask the engine nothing.
+    return;
+  }
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(incoming.headers)) {
     if (value !== undefined && !DROPPED_REQUEST_HEADERS.has(name)) {
@@ -113,7 +124,13 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
   outgoing.writeHead(reply.statusCode, replyHeaders);
   try {
     for await (const chunk of reply.body) {
-      outgoing.write(chunk as Buffer);
+      // A slow reader holds the engine back rather than growing a buffer here.
+      if (!outgoing.write(chunk as Buffer) && !gone(outgoing)) {
+        await new Promise((resolve) => {
+          outgoing.once('drain', resolve);
+          outgoing.once('close', resolve);
+        });
+      }
     }
     outgoing.end();
   } catch (error) {

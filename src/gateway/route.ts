@@ -125,9 +125,19 @@ export function route(model: string, snapshots: readonly NodeSnapshot[], fleet: 
     }
     unusable.push(target);
   }
-  const loading = running.find((snapshot) => snapshot.status.ready === 'not-ready');
+  // GUIDE D13: a node still loading the model is waited for, if its engine will be usable.
+  const loading = running.find(
+    (snapshot) =>
+      snapshot.status.ready === 'not-ready' && !('unusable' in engineTarget(snapshot, fleet.path)),
+  );
   if (loading !== undefined) {
     return { kind: 'wait', node: loading.node };
+  }
+  for (const snapshot of running.filter((entry) => entry.status.ready === 'not-ready')) {
+    const target = engineTarget(snapshot, fleet.path);
+    if ('unusable' in target) {
+      unusable.push(target);
+    }
   }
   const [first] = unusable;
   if (first !== undefined) {

@@ -3,20 +3,41 @@
  * own Svcfile describes it and hold the request until its engine answers, within the wake
  * timeout. Concurrent requests share one start per node; a timeout leaves the engine running.
  */
+import { connect } from 'node:net';
+
 import type { Logger } from '../core/logger.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { GatewayError } from './gateway-error.ts';
-import { modelNameOf, type NodeSource } from './load-fleet.ts';
+import { modelNameOf, type NodeSource, reportedModelOf } from './load-fleet.ts';
 import { nodeStart, nodeStatus } from './node-client.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { describeFleet, type EngineTarget, engineTarget, serves } from './route.ts';
 
 const POLL_MS = 250;
 
+/** Whether something accepts TCP connections at `origin` within a second. */
+function accepts(origin: string): Promise<boolean> {
+  const url = new URL(origin);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  return new Promise((resolve) => {
+    const socket = connect({
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port,
+      timeout: 1_000,
+    });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
+}
+
+/** Whether the started engine would answer to `model`: its served name or the id it reports. */
 function describes(config: NodeSource['config'], model: string): boolean {
-  return (
-    config.servedModelName === model || config.modelId === model || modelNameOf(config) === model
-  );
+  return config.servedModelName === model || reportedModelOf(config) === model;
 }
 
 export function formatDurationText(ms: number): string {
@@ -70,12 +91,7 @@ export class Waker {
         );
         continue;
       }
-      const warm =
-        snapshot.status.model !== undefined &&
-        snapshot.status.model ===
-          (source.config.quant === undefined
-            ? source.config.modelId
-            : `${source.config.modelId ?? ''}:${source.config.quant}`);
+      const warm = snapshot.status.model === reportedModelOf(source.config);
       candidates.push({ snapshot, source, warm });
     }
 
@@ -148,31 +164,40 @@ export class Waker {
   }
 
   private async waitReady(node: FleetNode, model: string, deadline: number): Promise<EngineTarget> {
+    // Our daemons report readiness within their first sampler tick; only a daemon that still has
+    // not after a few seconds is one that predates the check.
+    const trustReadinessUntil = Date.now() + 3_000;
     for (;;) {
       const reply = await nodeStatus(node);
       if (reply.ok) {
         const snapshot = { node, ok: true as const, status: reply.value };
-        if (reply.value.state === 'crashed') {
+        const { state, ready } = reply.value;
+        if (state === 'crashed') {
           throw new GatewayError(
             503,
             `node "${node.name}" crashed while starting ${model}: check its engine log${reply.value.logPath === undefined ? '' : ` (${reply.value.logPath})`}`,
           );
         }
-        if (!serves(snapshot, model) && reply.value.state === 'running') {
+        if (state === 'stopped' || state === 'idle') {
+          throw new GatewayError(
+            503,
+            `node "${node.name}" was stopped while it was starting ${model}`,
+          );
+        }
+        if (!serves(snapshot, model)) {
           throw new GatewayError(
             409,
             `node "${node.name}" is running ${reply.value.servedName ?? reply.value.model ?? 'another model'}`,
           );
         }
-        if (
-          serves(snapshot, model) &&
-          reply.value.ready !== 'not-ready' &&
-          reply.value.ready !== undefined
-        ) {
-          const target = engineTarget(snapshot, this.view.fleet.path);
-          if ('unusable' in target) {
-            throw new GatewayError(target.status, target.unusable);
-          }
+        // An engine it can never use fails now, not after the wake timeout (spec §4.2 rule 3).
+        const target = engineTarget(snapshot, this.view.fleet.path);
+        if ('unusable' in target) {
+          throw new GatewayError(target.status, target.unusable);
+        }
+        // No readiness reported (a daemon that predates the check): an open engine port will do.
+        const predatesCheck = ready === undefined && Date.now() > trustReadinessUntil;
+        if (ready === 'ready' || (predatesCheck && (await accepts(target.origin)))) {
           this.view.snapshots(true).catch(() => undefined);
           return target;
         }

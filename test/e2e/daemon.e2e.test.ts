@@ -247,6 +247,11 @@ describe('svc daemon with the real llama-server', () => {
       expect(reply.status, JSON.stringify(body)).toBe(400);
       expect(String(reply.json['error']), JSON.stringify(body)).toContain(message);
     }
+    const leaky = await node.call('POST', '/v1/start', {
+      raw: `{"runner":"llamacpp","engineApiKey": ${KEY}}`,
+    });
+    expect(leaky.status).toBe(400);
+    expect(leaky.text).not.toContain(KEY.slice(0, 10));
     const malformed = await node.call('POST', '/v1/start', { raw: '{"runner": ' });
     expect(malformed.status).toBe(400);
     expect(malformed.json['error']).toMatch(/^malformed JSON body/);

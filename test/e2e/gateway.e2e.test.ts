@@ -4,6 +4,7 @@
  * where a test must see what reached the engine or control its timing.
  */
 import { writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -185,11 +186,14 @@ describe('svc gateway with real llama-server nodes', () => {
       await again.text();
     }
 
+    // Past the 2 s status window, so the topology reflects the node as it is now.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
     const topology = (await (await test.call('/v1/fleet')).json()) as {
       wake: boolean;
       nodes: Record<string, unknown>[];
     };
-    expect(topology.wake).toBe(true);
+    // spec §4.2 rule 6: the file declares no wake, prefer or concurrency, so none ride along.
+    expect(topology).not.toHaveProperty('wake');
     expect(topology).not.toHaveProperty('prefer');
     expect(topology.nodes[0]).toEqual({
       name: 'a',
@@ -282,6 +286,57 @@ describe('svc gateway with fake engines', () => {
     const { events } = await readSse(streamed.body as ReadableStream<Uint8Array>);
     expect(events.map((event) => event.data).at(-1)).toBe('[DONE]');
     expect((events[2]?.at ?? 0) - (events[0]?.at ?? 0)).toBeGreaterThan(200);
+  });
+
+  it('serves a llama.cpp hub model with a quant under the name it lists, and passes Expect: 100-continue', async () => {
+    const test = await fleet([
+      {
+        name: 'q',
+        svcfile: `PROVIDER llamacpp\nMODEL org/repo-GGUF:Q4_K_M\nBASEURL 127.0.0.1:${await freePort()}\n`,
+        fake: '',
+      },
+    ]);
+    expect(await (await test.call('/v1/models')).json()).toEqual({
+      object: 'list',
+      data: [{ id: 'org/repo-GGUF:Q4_K_M', object: 'model', owned_by: 'svc' }],
+    });
+    const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      // What curl sends for bodies over 1 MB: Expect: 100-continue.
+      const body = JSON.stringify(chat('org/repo-GGUF:Q4_K_M'));
+      const request = httpRequest(`${test.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${GATEWAY_TOKEN}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          expect: '100-continue',
+        },
+      });
+      request.on('continue', () => request.end(body));
+      request.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      });
+      request.on('error', reject);
+    });
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toMatchObject({ object: 'chat.completion' });
+  });
+
+  it('never echoes the text of a malformed body', async () => {
+    const test = await fleet([
+      { name: 'box', svcfile: 'PROVIDER llamacpp\nMODEL org/m\nALIAS m\n', fake: '' },
+    ]);
+    const reply = await fetch(`${test.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, 'content-type': 'application/json' },
+      body: '{"model": "m", "api_key": sk-secret-abc}',
+    });
+    expect(reply.status).toBe(400);
+    const message = await errorOf(reply);
+    expect(message).toMatch(/^the request is not a JSON body/);
+    expect(message).not.toContain('sk-secret');
   });
 
   it('aborts the engine request when the caller disconnects mid-stream', async () => {

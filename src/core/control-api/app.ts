@@ -63,6 +63,12 @@ function queryInteger(
   return value;
 }
 
+/** " at position N" from a JSON.parse error, never the text it quotes. */
+export function jsonErrorPosition(error: unknown): string {
+  const position = /position (\d+)/.exec((error as Error).message)?.[1];
+  return position === undefined ? '' : ` at position ${position}`;
+}
+
 export function buildControlApi({ token, logger, handlers }: ControlApiOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, return503OnClosing: false });
   const authorized = bearerChecker(token);
@@ -78,7 +84,8 @@ export function buildControlApi({ token, logger, handlers }: ControlApiOptions):
     try {
       done(null, JSON.parse(source) as unknown);
     } catch (error) {
-      done(new HttpError(400, `malformed JSON body: ${(error as Error).message}`), undefined);
+      // Node's message quotes the text around the error, which may be a key: say only where.
+      done(new HttpError(400, `malformed JSON body${jsonErrorPosition(error)}`), undefined);
     }
   });
 

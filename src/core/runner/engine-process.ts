@@ -91,6 +91,7 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
         ? ['ignore', 'inherit', 'inherit']
         : ['ignore', 'pipe', 'pipe'];
   let child: ChildProcess;
+  let logClosed = false;
   let exited: Promise<EngineExit>;
   let spawned: Promise<Error | undefined>;
   try {
@@ -102,7 +103,9 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
     if (output.kind === 'log+forward' && log !== undefined) {
       // Appends happen in arrival order on one descriptor; the copies go to svc's own streams.
       const tee = (to: NodeJS.WritableStream) => (chunk: Buffer) => {
-        appendFileSync(log.fd, chunk);
+        if (!logClosed) {
+          appendFileSync(log.fd, chunk);
+        }
         to.write(chunk);
       };
       child.stdout?.on('data', tee(output.stdout));
@@ -128,7 +131,11 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
     }
   }
   if (output.kind === 'log+forward') {
-    void exited.then(() => log?.close());
+    // 'close', not 'exit': a grandchild may still hold the pipes after the engine itself exits.
+    child.once('close', () => {
+      logClosed = true;
+      void log?.close();
+    });
   }
   const failure = await spawned;
   if (failure !== undefined || child.pid === undefined) {

@@ -195,7 +195,11 @@ export class Supervisor {
     this.engine = undefined;
     this.options.monitor?.end();
     if (this.options.pidPath !== undefined) {
-      await clearPidRecord(this.options.pidPath);
+      await clearPidRecord(this.options.pidPath).catch((error: unknown) => {
+        this.options.logger.warn('could not remove the engine pid record', {
+          reason: (error as Error).message,
+        });
+      });
     }
     if (this.stopping) {
       this.options.record.ended('stopped');
