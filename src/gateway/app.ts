@@ -7,8 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { bearerChecker } from '../core/auth/bearer.ts';
-import { jsonErrorPosition } from '../core/control-api/app.ts';
 import { logRequest } from '../core/http/access-log.ts';
+import { jsonErrorPosition } from '../core/http/json-error.ts';
 import type { Logger } from '../core/logger.ts';
 import { errorBody, GatewayError } from './gateway-error.ts';
 import type { FleetView } from './node-snapshots.ts';

@@ -11,6 +11,7 @@ import type { LogsResponse, Message, Stats, StatusResponse } from '../contract/s
 import { SvcError } from '../errors.ts';
 import { logRequest } from '../http/access-log.ts';
 import { HttpError } from '../http/http-error.ts';
+import { jsonErrorPosition } from '../http/json-error.ts';
 import type { Logger } from '../logger.ts';
 import type { LogRead } from '../runner/engine-log.ts';
 import { ROUTES } from './routes.ts';
@@ -61,12 +62,6 @@ function queryInteger(
     throw new HttpError(400, `${name} must be at least ${minimum}`);
   }
   return value;
-}
-
-/** " at position N" from a JSON.parse error, never the text it quotes. */
-export function jsonErrorPosition(error: unknown): string {
-  const position = /position (\d+)/.exec((error as Error).message)?.[1];
-  return position === undefined ? '' : ` at position ${position}`;
 }
 
 export function buildControlApi({ token, logger, handlers }: ControlApiOptions): FastifyInstance {
