@@ -3,7 +3,7 @@
  * Svcfile, preset or fleet file; what it runs comes from start requests and deploy-config pushes.
  */
 import type { CommandIo } from '../commands.ts';
-import { requireTokenOffLoopback, resolveApiToken } from '../core/auth/token-source.ts';
+import { resolveGuardedListen } from '../core/auth/guarded-listen.ts';
 import {
   LOG_LEVEL_OPTION,
   parseCommandArgs,
@@ -12,7 +12,6 @@ import {
 } from '../core/cli-args.ts';
 import { SvcError } from '../core/errors.ts';
 import { httpUrl } from '../core/http/listen.ts';
-import { parseListenAddress } from '../core/http/listen-address.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
 import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { configDirFor } from '../core/paths.ts';
@@ -62,22 +61,20 @@ export async function run(io: CommandIo): Promise<number> {
       `svc daemon takes no Svcfile (got "${positionals.join(' ')}"): it runs what a start request tells it to; use svc serve to run a Svcfile`,
     );
   }
-  if (values.loopback === true && values['api-addr'] !== undefined) {
-    throw new SvcError('ERR_USAGE', '--loopback and --api-addr both given: pass one');
-  }
   const logger = createLogger(
     resolveLogLevel({ flag: values['log-level'], env: io.env['SVC_LOG_LEVEL'] }),
   );
-  const address = parseListenAddress(
-    values.loopback === true ? '127.0.0.1:4242' : (values['api-addr'] ?? ':4242'),
-    '--api-addr',
-  );
-  const token = await resolveApiToken({
-    file: values['api-token-file'],
-    env: io.env['SVC_API_TOKEN'],
-    flag: values['api-token'],
+  const { address, token } = await resolveGuardedListen({
+    flag: '--api-addr',
+    given: values['api-addr'],
+    fallback: ':4242',
+    loopback: { on: values.loopback === true, address: '127.0.0.1:4242' },
+    tokens: {
+      file: values['api-token-file'],
+      env: io.env['SVC_API_TOKEN'],
+      flag: values['api-token'],
+    },
   });
-  requireTokenOffLoopback(address, token, '--loopback');
   const configDir = configDirFor(io.env, io.cwd);
 
   // Signals are taken before the daemon announces itself (see core/signals.ts).

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 
 import type { CommandIo } from '../commands.ts';
-import { requireTokenOffLoopback, resolveApiToken } from '../core/auth/token-source.ts';
+import { resolveGuardedListen } from '../core/auth/guarded-listen.ts';
 import {
   LOG_LEVEL_OPTION,
   parseCommandArgs,
@@ -15,7 +15,7 @@ import {
 import { parseDuration } from '../core/duration.ts';
 import { SvcError } from '../core/errors.ts';
 import { httpUrl } from '../core/http/listen.ts';
-import { formatListenAddress, parseListenAddress } from '../core/http/listen-address.ts';
+import { formatListenAddress } from '../core/http/listen-address.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
 import { configDirFor } from '../core/paths.ts';
 import { nextShutdownSignal } from '../core/signals.ts';
@@ -63,9 +63,6 @@ export const help = renderCommandHelp(
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseCommandArgs('gateway', OPTIONS, io.argv, 0);
-  if (values.loopback === true && values.listen !== undefined) {
-    throw new SvcError('ERR_USAGE', '--loopback and --listen both given: pass one');
-  }
   const logger = createLogger(
     resolveLogLevel({ flag: values['log-level'], env: io.env['SVC_LOG_LEVEL'] }),
   );
@@ -79,16 +76,17 @@ export async function run(io: CommandIo): Promise<number> {
   }
   const fleetPath = resolve(io.cwd, values.fleet ?? 'fleet.yaml');
   const fleet = await loadFleet(fleetPath, io.env);
-  const address = parseListenAddress(
-    values.loopback === true ? '127.0.0.1:4000' : (values.listen ?? ':4000'),
-    '--listen',
-  );
-  const token = await resolveApiToken({
-    file: values['api-token-file'],
-    env: io.env['SVC_API_TOKEN'],
-    flag: values['api-token'],
+  const { address, token } = await resolveGuardedListen({
+    flag: '--listen',
+    given: values.listen,
+    fallback: ':4000',
+    loopback: { on: values.loopback === true, address: '127.0.0.1:4000' },
+    tokens: {
+      file: values['api-token-file'],
+      env: io.env['SVC_API_TOKEN'],
+      flag: values['api-token'],
+    },
   });
-  requireTokenOffLoopback(address, token, '--loopback');
 
   const signalled = nextShutdownSignal();
   const gateway = await startGateway({

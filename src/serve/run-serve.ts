@@ -7,13 +7,12 @@
  */
 import { constants } from 'node:os';
 
-import { requireTokenOffLoopback, resolveApiToken } from '../core/auth/token-source.ts';
+import { resolveGuardedListen } from '../core/auth/guarded-listen.ts';
 import { configPaths } from '../core/config-dir.ts';
 import { buildControlApi } from '../core/control-api/app.ts';
 import { buildCommand } from '../core/engines/build-command.ts';
 import { formatCommand } from '../core/engines/shell-quote.ts';
 import { httpUrl, listen } from '../core/http/listen.ts';
-import { parseListenAddress } from '../core/http/listen-address.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
 import { Sampler } from '../core/metrics/sampler.ts';
 import { readAliases } from '../core/project/aliases.ts';
@@ -96,19 +95,16 @@ export async function runServe(options: ServeOptions): Promise<number> {
         : (line) => options.stderr.write(line),
     },
   );
-  const address = options.api
-    ? parseListenAddress(options.apiAddr ?? ':4242', '--api-addr')
-    : undefined;
-  const token = options.api
-    ? await resolveApiToken({
-        file: options.apiTokenFile,
-        env: env['SVC_API_TOKEN'],
-        flag: options.apiToken,
+  const guarded = options.api
+    ? await resolveGuardedListen({
+        flag: '--api-addr',
+        given: options.apiAddr,
+        fallback: ':4242',
+        tokens: { file: options.apiTokenFile, env: env['SVC_API_TOKEN'], flag: options.apiToken },
       })
     : undefined;
-  if (address !== undefined) {
-    requireTokenOffLoopback(address, token);
-  }
+  const address = guarded?.address;
+  const token = guarded?.token;
 
   const { engineLog } = configPaths(options.configDir);
   // GUIDE D4: captured whenever the view shows or the API runs; off a terminal also forwarded.
