@@ -3,7 +3,6 @@
  * HTTP client. Everything the daemon prints and every reply body is kept, so a suite can check
  * that no secret ever appeared in any of it.
  */
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { ENGINE_BIN_DIR, REPO_ROOT } from './engines.ts';
@@ -103,17 +102,7 @@ export function recordOutput(daemon: TestDaemon): void {
   transcript.push(daemon.process.output());
 }
 
-/** A port that was free a moment ago, for an engine's --port. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') {
-    throw new Error('no port');
-  }
-  return address.port;
-}
+export { freePort } from './net.ts';
 
 /** Polls `url` until it answers `status`, or fails after `timeoutMs`. */
 export async function waitForStatus(

@@ -1,0 +1,14 @@
+/** A free loopback port, for tests and benchmarks alike (no test-runner dependency). */
+import { createServer } from 'node:net';
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') {
+    throw new Error('no port');
+  }
+  return address.port;
+}
