@@ -19,6 +19,7 @@ import {
   startEngineProcess,
 } from './engine-process.ts';
 import { clearPidRecord, writePidRecord } from './pid-record.ts';
+import { procStat } from './process-group.ts';
 
 /** Watches a running engine (the telemetry sampler); told when one starts and when it ends. */
 export interface EngineMonitor {
@@ -147,10 +148,12 @@ export class Supervisor {
     try {
       await launch.commit?.();
       if (this.options.pidPath !== undefined) {
+        const startTime = procStat(started.pid)?.startTime;
         await writePidRecord(this.options.pidPath, {
           pid: started.pid,
           bin,
           startedAt: started.startedAt.toISOString(),
+          ...(startTime === undefined ? {} : { startTime }),
         });
       }
     } catch (error) {
