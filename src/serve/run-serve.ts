@@ -131,6 +131,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     startWindowMs: 0,
     stopGraceMs: 10_000,
     ...(supervised ? { monitor: sampler } : {}),
+    ...(token === undefined ? {} : { secrets: [token.value] }),
     onExit: (exit, requested) => {
       resolveExit(requested ? 0 : exitStatus(exit));
     },

@@ -16,10 +16,17 @@ import {
   type EngineExit,
   type EngineOutput,
   type EngineProcess,
+  EngineStartError,
   startEngineProcess,
 } from './engine-process.ts';
+import { logSize, readLogTail } from './log-tail.ts';
+import { missingModelFile } from './model-file.ts';
 import { clearPidRecord, writePidRecord } from './pid-record.ts';
 import { procStat } from './process-group.ts';
+
+/** Engine log lines a failed start's 400 quotes, and a crash's `lastExit` keeps. */
+export const START_FAILURE_LINES = 10;
+export const CRASH_TAIL_LINES = 20;
 
 /** Watches a running engine (the telemetry sampler); told when one starts and when it ends. */
 export interface EngineMonitor {
@@ -42,10 +49,14 @@ export interface SupervisorOptions {
   /** Told once per engine when it has exited; `requested` is false for a crash. */
   readonly onExit?: (exit: EngineExit, requested: boolean) => void;
   readonly now?: () => Date;
+  /** Values never to appear in a quoted log line (the API token); the engine key comes with a launch. */
+  readonly secrets?: readonly string[];
 }
 
 export interface Launch {
   readonly spec: EngineSpec;
+  /** The engine key this start gates the engine with, redacted from quoted log lines. */
+  readonly secrets?: readonly string[];
   /** Persist what the start carried; runs only after the engine has started. */
   readonly commit?: () => Promise<void>;
 }
@@ -78,6 +89,8 @@ export class Supervisor {
   /** Settles once the current engine's exit has been recorded (state, pid record, log line). */
   private exitRecorded: Promise<void> = Promise.resolve();
   private stopping = false;
+  /** Where this run's lines begin in the (never rotated) log, and what to redact from them. */
+  private tail: { from: number; secrets: readonly string[] } = { from: 0, secrets: [] };
   private readonly now: () => Date;
 
   constructor(private readonly options: SupervisorOptions) {
@@ -104,18 +117,39 @@ export class Supervisor {
     }
   }
 
+  private get logPath(): string | undefined {
+    return this.options.output.kind === 'forward' ? undefined : this.options.output.path;
+  }
+
+  private async lastLines(max: number): Promise<string[]> {
+    const path = this.logPath;
+    return path === undefined ? [] : readLogTail(path, this.tail.from, max, this.tail.secrets);
+  }
+
   private async launch(launch: Launch): Promise<void> {
     const { record, logger } = this.options;
     const { spec } = launch;
     const engine = ENGINES[spec.runner];
     const command = buildCommand(spec);
     const bin = locateBinary(spec.runner, this.options.env['PATH']);
+    // spec §1.6: failed starts are shown at error, with the reason (never the engine's output).
+    const refuse = (reason: string): never => {
+      logger.error('engine start failed', { runner: spec.runner, reason });
+      throw new SvcError('ERR_ENGINE_START_FAILED', reason);
+    };
     if (bin === undefined) {
-      throw new SvcError(
-        'ERR_ENGINE_START_FAILED',
-        `${command.bin} not found on PATH: ${engine.installHint}`,
-      );
+      refuse(`${command.bin} not found on PATH: ${engine.installHint}`);
+      return;
     }
+    const missing = missingModelFile(spec.runner, command.args);
+    if (missing !== undefined) {
+      refuse(`the model file ${missing} does not exist`);
+    }
+    const path = this.logPath;
+    this.tail = {
+      from: path === undefined ? 0 : await logSize(path),
+      secrets: [...(this.options.secrets ?? []), ...(launch.secrets ?? [])],
+    };
     logger.info('starting engine', {
       runner: spec.runner,
       model: spec.model,
@@ -138,11 +172,19 @@ export class Supervisor {
         startWindowMs: this.options.startWindowMs,
       });
     } catch (error) {
-      logger.error('engine start failed', {
-        runner: spec.runner,
-        reason: (error as Error).message,
-      });
-      throw error;
+      const reason = (error as Error).message;
+      logger.error('engine start failed', { runner: spec.runner, reason });
+      if (!(error instanceof EngineStartError)) {
+        throw error;
+      }
+      // The caller may be remote and cannot open the log: the reply quotes its last lines.
+      const lines = await this.lastLines(START_FAILURE_LINES);
+      throw new SvcError(
+        'ERR_ENGINE_START_FAILED',
+        lines.length === 0
+          ? `${reason}; the engine wrote nothing to its log`
+          : `${reason}; the engine's last log lines:\n${lines.map((line) => `  ${line}`).join('\n')}`,
+      );
     }
 
     try {
@@ -208,8 +250,15 @@ export class Supervisor {
       this.options.record.ended('stopped');
       this.options.logger.info('engine exited', { exit: describeExit(exit) });
     } else {
-      // GUIDE D7: any unprompted exit is a crash, whatever its code; never restarted.
-      this.options.record.ended('crashed');
+      // GUIDE D7: any unprompted exit is a crash, whatever its code; never restarted. GUIDE D23:
+      // status keeps how it ended, with the last lines it wrote, until the next start.
+      const at = this.now();
+      const logTail = await this.lastLines(CRASH_TAIL_LINES).catch(() => []);
+      this.options.record.ended('crashed', {
+        ...(exit.signal === null ? { exitCode: exit.code ?? -1 } : { signal: exit.signal }),
+        at: at.toISOString(),
+        logTail,
+      });
       this.options.logger.error('engine crashed', { exit: describeExit(exit), pid: engine.pid });
     }
     this.options.onExit?.(exit, this.stopping);
