@@ -44,6 +44,33 @@ export interface EngineProcessOptions {
   readonly output: EngineOutput;
   /** An exit within this window counts as a failed start (spec §3: 400). */
   readonly startWindowMs: number;
+  /**
+   * Whether the engine already answers its health check: an engine that does has started, so the
+   * window ends early (a woken node is not held back by it). Asked every START_PROBE_MS.
+   */
+  readonly answering?: () => Promise<boolean>;
+}
+
+export const START_PROBE_MS = 100;
+
+/** The start window: the engine's exit within it, or 'started' when it ends or the engine answers. */
+async function startWindow(
+  exited: Promise<EngineExit>,
+  windowMs: number,
+  answering: (() => Promise<boolean>) | undefined,
+): Promise<EngineExit | 'started'> {
+  const deadline = Date.now() + windowMs;
+  for (;;) {
+    const left = deadline - Date.now();
+    const step = answering === undefined ? left : Math.min(left, START_PROBE_MS);
+    const outcome = await waitFor(exited, Math.max(0, step));
+    if (outcome !== 'timeout') {
+      return outcome;
+    }
+    if (Date.now() >= deadline || (answering !== undefined && (await answering()))) {
+      return 'started';
+    }
+  }
 }
 
 export interface EngineProcess {
@@ -87,21 +114,21 @@ function waitFor<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
   });
 }
 
-/** The watchdog's events, as promises: the first of spawned/error, the engine's exit, its own end. */
+/**
+ * The watchdog's events, as promises: the first of spawned/error, and its end. The engine's exit
+ * settles when the watchdog has ended, that is once the whole group is gone, so "stopped" or
+ * "crashed" always means nothing of the engine is left (its port and GPU memory are free).
+ */
 function watch(child: ChildProcess): {
   spawned: Promise<{ pid: number } | { error: string }>;
   exited: Promise<EngineExit>;
   closed: Promise<void>;
   exitReported: () => boolean;
 } {
-  let reported = false;
+  let reported: EngineExit | undefined;
   let onSpawned: (value: { pid: number } | { error: string }) => void = () => undefined;
-  let onExit: (exit: EngineExit) => void = () => undefined;
   const spawned = new Promise<{ pid: number } | { error: string }>((resolve) => {
     onSpawned = resolve;
-  });
-  const exited = new Promise<EngineExit>((resolve) => {
-    onExit = resolve;
   });
   const handle = (event: WatchdogEvent): void => {
     if (event.event === 'spawned') {
@@ -109,15 +136,30 @@ function watch(child: ChildProcess): {
     } else if (event.event === 'error') {
       onSpawned({ error: event.message });
     } else {
-      reported = true;
-      onExit({ code: event.code, signal: event.signal as NodeJS.Signals | null });
+      reported = { code: event.code, signal: event.signal as NodeJS.Signals | null };
     }
   };
   let buffered = '';
-  (child.stdio[3] as Readable | null)?.on('data', (chunk: Buffer) => {
+  const status = child.stdio[3] as Readable | null;
+  status?.on('data', (chunk: Buffer) => {
     const { events, rest } = decodeEvents(buffered + chunk.toString('utf8'));
     buffered = rest;
     events.forEach(handle);
+  });
+  // Only the watchdog holds the status pipe, so its end means every event has been read.
+  const statusRead = new Promise<void>((resolve) => {
+    if (status === null) {
+      resolve();
+      return;
+    }
+    status.once('close', resolve);
+    status.once('error', () => {
+      resolve();
+    });
+  });
+  let onExit: (exit: EngineExit) => void = () => undefined;
+  const exited = new Promise<EngineExit>((resolve) => {
+    onExit = resolve;
   });
   const closed = new Promise<void>((resolve) => {
     child.once('error', (error) => {
@@ -125,14 +167,16 @@ function watch(child: ChildProcess): {
       resolve();
     });
     child.once('exit', (code, signal) => {
-      // Settles nothing already settled: the watchdog reports the engine's exit before it ends.
-      // Without that report the watchdog itself was killed; its own end stands in.
-      onSpawned({ error: `the engine watchdog ended (${describeExit({ code, signal })})` });
-      onExit({ code, signal });
-      resolve();
+      void statusRead.then(() => {
+        // Settles nothing already settled. Without a reported exit the watchdog itself was
+        // killed; its own end stands in.
+        onSpawned({ error: `the engine watchdog ended (${describeExit({ code, signal })})` });
+        onExit(reported ?? { code, signal });
+        resolve();
+      });
     });
   });
-  return { spawned, exited, closed, exitReported: () => reported };
+  return { spawned, exited, closed, exitReported: () => reported !== undefined };
 }
 
 export async function startEngineProcess(options: EngineProcessOptions): Promise<EngineProcess> {
@@ -179,6 +223,11 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
   }
   // Listen before anything else awaits: 'spawn', 'error' and the status pipe fire on later ticks.
   const { spawned, exited, closed, exitReported } = watch(child);
+  // The lifeline has done its work once the watchdog is gone; left open it would keep svc's
+  // event loop alive (serve ends when its loop empties).
+  void closed.then(() => {
+    child.stdin?.destroy();
+  });
   if (output.kind === 'log+forward') {
     // 'close', not 'exit': a grandchild may still hold the pipes after the engine itself exits.
     child.once('close', () => {
@@ -193,8 +242,8 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
   const pid = started.pid;
   const watchdogPid = child.pid ?? 0;
 
-  const early = await waitFor(exited, options.startWindowMs);
-  if (early !== 'timeout') {
+  const early = await startWindow(exited, options.startWindowMs, options.answering);
+  if (early !== 'started') {
     throw new EngineStartError(`the engine exited during start-up (${describeExit(early)})`, early);
   }
   // The watchdog ending without having reported the engine's exit (someone killed it): the

@@ -3,6 +3,8 @@
  * A start runs in three steps, validate and prepare, start the engine, and only then commit
  * (store the carried config and key), so a start that fails changes nothing (spec §3 table).
  */
+import { readFile } from 'node:fs/promises';
+
 import { buildCommand } from '../engines/build-command.ts';
 import { engineEndpoint, localEngineUrl } from '../engines/engine-endpoint.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
@@ -10,6 +12,7 @@ import { type EngineDefinition, ENGINES } from '../engines/engine-table.ts';
 import { locateBinary } from '../engines/locate-binary.ts';
 import { SvcError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { checkReadiness } from '../metrics/readiness.ts';
 import type { StateRecord } from '../state/record.ts';
 import {
   describeExit,
@@ -23,6 +26,7 @@ import { logSize, readLogTail } from './log-tail.ts';
 import { missingModelFile } from './model-file.ts';
 import { clearPidRecord, writePidRecord } from './pid-record.ts';
 import { procStat } from './process-group.ts';
+import { redactArgs } from './redact-args.ts';
 
 /** Engine log lines a failed start's 400 quotes, and a crash's `lastExit` keeps. */
 export const START_FAILURE_LINES = 10;
@@ -61,27 +65,15 @@ export interface Launch {
   readonly commit?: () => Promise<void>;
 }
 
-/** GUIDE D5: flags whose value may be a secret: --api-key, --hf-token, -hft, any name with token or key. */
-function isSecretFlag(flag: string): boolean {
-  if (!flag.startsWith('-')) {
-    return false;
+async function readKeyFile(path: string | undefined): Promise<string | undefined> {
+  if (path === undefined) {
+    return undefined;
   }
-  const name = flag.replace(/^-+/, '').toLowerCase();
-  return name !== 'api-key-file' && (name === 'hft' || /token|key/.test(name));
-}
-
-/** The command line as logged at debug: secret-bearing flag values replaced by `***`. */
-export function redactArgs(args: readonly string[]): string[] {
-  return args.map((arg, index) => {
-    const equals = arg.indexOf('=');
-    if (equals > 0 && isSecretFlag(arg.slice(0, equals))) {
-      return `${arg.slice(0, equals)}=***`;
-    }
-    const previous = args[index - 1];
-    return previous !== undefined && !previous.includes('=') && isSecretFlag(previous)
-      ? '***'
-      : arg;
-  });
+  try {
+    return (await readFile(path, 'utf8')).trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class Supervisor {
@@ -162,6 +154,11 @@ export class Supervisor {
         (entry): entry is [string, string] => entry[1] !== undefined,
       ),
     );
+    const endpoint = engineEndpoint(spec.runner, command.args, {
+      keyed: spec.keyFile !== undefined,
+    });
+    const baseUrl = localEngineUrl(spec.runner, command.args, endpoint.port);
+    const health = engine.health;
     let started: EngineProcess;
     try {
       started = await startEngineProcess({
@@ -170,6 +167,13 @@ export class Supervisor {
         env,
         output: this.options.output,
         startWindowMs: this.options.startWindowMs,
+        ...(health === undefined
+          ? {}
+          : {
+              answering: async () =>
+                (await checkReadiness(health, baseUrl, await readKeyFile(spec.keyFile), 500)) ===
+                'ready',
+            }),
       });
     } catch (error) {
       const reason = (error as Error).message;
@@ -206,9 +210,6 @@ export class Supervisor {
 
     this.engine = started;
     this.stopping = false;
-    const endpoint = engineEndpoint(spec.runner, command.args, {
-      keyed: spec.keyFile !== undefined,
-    });
     record.started({
       runner: spec.runner,
       ...(spec.model === undefined ? {} : { model: spec.model }),
@@ -219,7 +220,7 @@ export class Supervisor {
     });
     this.options.monitor?.begin({
       engine,
-      baseUrl: localEngineUrl(spec.runner, command.args, endpoint.port),
+      baseUrl,
       ...(spec.keyFile === undefined ? {} : { keyFile: spec.keyFile }),
     });
     logger.info('engine started', {
