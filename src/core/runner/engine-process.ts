@@ -121,11 +121,17 @@ function waitFor<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
  */
 function watch(child: ChildProcess): {
   spawned: Promise<{ pid: number } | { error: string }>;
+  /** The engine's own exit as soon as the watchdog reports it (the start window needs it fast). */
+  engineExited: Promise<EngineExit>;
   exited: Promise<EngineExit>;
   closed: Promise<void>;
   exitReported: () => boolean;
 } {
   let reported: EngineExit | undefined;
+  let onReported: (exit: EngineExit) => void = () => undefined;
+  const engineExited = new Promise<EngineExit>((resolve) => {
+    onReported = resolve;
+  });
   let onSpawned: (value: { pid: number } | { error: string }) => void = () => undefined;
   const spawned = new Promise<{ pid: number } | { error: string }>((resolve) => {
     onSpawned = resolve;
@@ -137,6 +143,7 @@ function watch(child: ChildProcess): {
       onSpawned({ error: event.message });
     } else {
       reported = { code: event.code, signal: event.signal as NodeJS.Signals | null };
+      onReported(reported);
     }
   };
   let buffered = '';
@@ -172,11 +179,12 @@ function watch(child: ChildProcess): {
         // killed; its own end stands in.
         onSpawned({ error: `the engine watchdog ended (${describeExit({ code, signal })})` });
         onExit(reported ?? { code, signal });
+        onReported(reported ?? { code, signal });
         resolve();
       });
     });
   });
-  return { spawned, exited, closed, exitReported: () => reported !== undefined };
+  return { spawned, engineExited, exited, closed, exitReported: () => reported !== undefined };
 }
 
 export async function startEngineProcess(options: EngineProcessOptions): Promise<EngineProcess> {
@@ -222,7 +230,7 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
     }
   }
   // Listen before anything else awaits: 'spawn', 'error' and the status pipe fire on later ticks.
-  const { spawned, exited, closed, exitReported } = watch(child);
+  const { spawned, engineExited, exited, closed, exitReported } = watch(child);
   // The lifeline has done its work once the watchdog is gone; left open it would keep svc's
   // event loop alive (serve ends when its loop empties).
   void closed.then(() => {
@@ -242,7 +250,7 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
   const pid = started.pid;
   const watchdogPid = child.pid ?? 0;
 
-  const early = await startWindow(exited, options.startWindowMs, options.answering);
+  const early = await startWindow(engineExited, options.startWindowMs, options.answering);
   if (early !== 'started') {
     throw new EngineStartError(`the engine exited during start-up (${describeExit(early)})`, early);
   }
