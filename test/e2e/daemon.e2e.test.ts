@@ -239,7 +239,7 @@ describe('svc daemon with the real llama-server', () => {
           modelId: '/nowhere/missing.gguf',
           serveArgs: ['--port', String(port)],
         },
-        'exited during start-up',
+        'the model file /nowhere/missing.gguf does not exist',
       ],
     ];
     for (const [body, message] of cases) {
