@@ -17,7 +17,7 @@
  * the watchdog itself takes the group down as a lifeline loss does.
  */
 import { spawn } from 'node:child_process';
-import { writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 
 import { terminateGroup } from './process-group.ts';
 
@@ -93,7 +93,15 @@ export function runWatchdog(argv: readonly string[]): Promise<number> {
   process.stdin.on('error', () => void finish(LIFELINE_GRACE_MS));
   process.stdin.resume();
 
-  const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
+  // fd 3 is /dev/null in the engine: the status pipe came to the watchdog without close-on-exec,
+  // and an engine (or a worker that escapes the group) holding it would keep svc from seeing the
+  // watchdog's end.
+  const devNull = openSync('/dev/null', 'r');
+  const child = spawn(bin, args, {
+    detached: true,
+    stdio: ['ignore', 'inherit', 'inherit', devNull],
+  });
+  closeSync(devNull);
   child.once('error', (error) => {
     report({ event: 'error', message: error.message });
     done(127);
