@@ -13,7 +13,9 @@ import { nodeStart, nodeStatus } from './node-client.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { describeFleet, type EngineTarget, engineTarget, serves } from './route.ts';
 
-const POLL_MS = 250;
+// A waking node is asked often: the wake gap (engine ready → first byte, docs/benchmarks.md) is
+// bounded by this plus the daemon's own readiness poll.
+const POLL_MS = 100;
 
 /** Whether something accepts TCP connections at `origin` within a second. */
 function accepts(origin: string): Promise<boolean> {
