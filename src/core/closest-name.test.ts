@@ -35,6 +35,8 @@ describe('closestName', () => {
     expect(closestName('lopback', flags)).toBe('loopback');
     expect(closestName('api-tokn-file', flags)).toBe('api-token-file');
     expect(closestName('wake-timout', flags)).toBe('wake-timeout');
+    expect(closestName('wake', flags)).toBe('wake-timeout');
+    expect(closestName('token', ['name', 'tokenEnv'])).toBe('tokenEnv');
   });
 
   it('suggests nothing for a word far from every name', () => {

@@ -32,7 +32,8 @@ export function editDistance(a: string, b: string): number {
 /**
  * The known name nearest to `word`, when it is near enough to be a typo: at most a third of the
  * word's length in edits (at least 1, at most 3), so `--lopback` finds `--loopback` but `--x`
- * suggests nothing rather than a random flag. Ties go to the earlier name in `known`.
+ * suggests nothing rather than a random flag; else the first name the word begins (at least 3
+ * characters). Ties go to the earlier name in `known`.
  */
 export function closestName(word: string, known: readonly string[]): string | undefined {
   const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
@@ -45,5 +46,11 @@ export function closestName(word: string, known: readonly string[]): string | un
       bestDistance = distance;
     }
   }
-  return best;
+  // A shortened name (`token` for `tokenEnv`, `--api` for `--api-addr`) is a typo too.
+  return (
+    best ??
+    (word.length >= 3
+      ? known.find((name) => name.toLowerCase().startsWith(word.toLowerCase()))
+      : undefined)
+  );
 }
