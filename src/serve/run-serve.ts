@@ -119,6 +119,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     intervalMs: options.sampleIntervalMs ?? (view ? 2_000 : 15_000),
   });
   let resolveExit: (status: number) => void = () => undefined;
+  let farewell = 'svc serve stopped';
   const finished = new Promise<number>((resolve) => {
     resolveExit = resolve;
   });
@@ -132,6 +133,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
     stopGraceMs: 10_000,
     ...(supervised ? { monitor: sampler } : {}),
     onExit: (exit, requested) => {
+      farewell = requested
+        ? 'svc serve stopped: the engine was stopped'
+        : `svc serve stopped: the engine exited on its own (status ${exitStatus(exit)})`;
       resolveExit(requested ? 0 : exitStatus(exit));
     },
   });
@@ -184,7 +188,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
         staleAfterMs: 3 * (options.sampleIntervalMs ?? 2_000),
       });
     }
-    return await finished;
+    const status = await finished;
+    // One clear last line once the engine is gone (after the view has left the screen).
+    options.stderr.write(`${farewell}\n`);
+    return status;
   } catch (error) {
     stop();
     await finished;
