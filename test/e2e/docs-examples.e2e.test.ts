@@ -180,3 +180,17 @@ describe("README's Try it and docs/serve.md", () => {
     expect(log.trimEnd().split('\n').at(-1)).toBe('svc serve stopped: the engine was stopped');
   }, 240_000);
 });
+
+describe('docs/cli.md', () => {
+  it('shows the refusals of a misspelt flag and command as they are printed', async () => {
+    const root = await checkout();
+    const env = { ...process.env, PATH: `${join(root, 'bin')}:${testPath()}`, SVC_LOG_LEVEL: '' };
+    const [typos = [], ...more] = consoleBlocks(join(REPO_ROOT, 'docs', 'cli.md'), '## Exit codes');
+    expect(more).toEqual([]);
+    expect(typos.length).toBeGreaterThan(0);
+    const session = new ConsoleSession(root, env, new Map());
+    for (const step of typos) {
+      await session.refused(step, 2);
+    }
+  });
+});

@@ -114,4 +114,14 @@ export class ConsoleSession {
       expect(result.stdout, step.command).toMatch(pattern(this.substitute(step.expected)));
     }
   }
+
+  /** Runs a command that must be refused with `status`, its stderr the documented output. */
+  async refused(step: ConsoleStep, status: number): Promise<void> {
+    const result = await runToEnd('bash', ['-c', this.substitute(step.command)], {
+      cwd: this.cwd,
+      env: this.env,
+    });
+    expect(result.status, step.command).toBe(status);
+    expect(result.stderr, step.command).toMatch(pattern(this.substitute(step.expected)));
+  }
 }
