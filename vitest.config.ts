@@ -24,8 +24,9 @@ export default defineConfig({
           globalSetup: ['test/support/e2e-prerequisites.ts'],
           pool: 'forks',
           fileParallelism: false,
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          // Roomy: real engines on a loaded 2-core machine; each test waits for readiness itself.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
     ],
