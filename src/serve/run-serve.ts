@@ -141,8 +141,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   });
   await supervisor.start({ spec: opened.spec });
 
+  // Kept so the last line waits for the stop's own records (a kill after the grace period).
+  let stopped: Promise<void> = Promise.resolve();
   const stop = (): void => {
-    void supervisor.stop().catch((error: unknown) => {
+    stopped = supervisor.stop().catch((error: unknown) => {
       logger.error('could not stop the engine', { reason: (error as Error).message });
     });
   };
@@ -189,6 +191,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       });
     }
     const status = await finished;
+    await stopped;
     // One clear last line once the engine is gone (after the view has left the screen).
     options.stderr.write(`${farewell}\n`);
     return status;
