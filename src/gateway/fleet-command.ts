@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 
 import type { CommandIo } from '../commands.ts';
 import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
@@ -69,12 +70,18 @@ function pick(fleet: Fleet, names: readonly string[], all: boolean, verb: string
   });
 }
 
+/** GUIDE D20: a misspelt verb is refused naming the closest one. */
+function nearVerb(verb: string | undefined): string {
+  const near = verb === undefined ? undefined : closestName(verb, ['status', 'start', 'stop']);
+  return near === undefined ? '' : `: did you mean "${near}"?`;
+}
+
 export async function run(io: CommandIo): Promise<number> {
   const [verb, ...rest] = io.argv;
   if (verb !== 'status' && verb !== 'start' && verb !== 'stop') {
     throw new SvcError(
       'ERR_USAGE',
-      `svc fleet takes status, start or stop${verb === undefined ? '' : `, not "${verb}"`} (see svc fleet --help)`,
+      `svc fleet takes status, start or stop${verb === undefined ? '' : `, not "${verb}"`}${nearVerb(verb)} (see svc fleet --help)`,
     );
   }
   const { values, positionals } = parseCommandArgs(

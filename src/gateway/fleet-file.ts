@@ -1,12 +1,11 @@
 /**
  * The fleet file (`fleet.yaml`, ../shared/reference/original-behaviour.md §7): the nodes a gateway
  * serves and the settings it routes by. Pure: YAML text and the variables it may reference in,
- * a Fleet or every problem found (each naming the node) out. YAML 1.2, so `wake: on` stays the
- * string "on".
+ * a Fleet or every problem found (each naming the node) out. The YAML itself, and the refusal of
+ * unknown keys (GUIDE D20), are fleet-yaml.ts's.
  */
-import { parse as parseYaml } from 'yaml';
-
 import { failed, ok, type Result } from '../core/project/diagnostics.ts';
+import { readFleetYaml } from './fleet-yaml.ts';
 
 export type WakePolicy = 'on' | 'off';
 export type Preference = 'idle' | 'active';
@@ -73,19 +72,15 @@ function lookup(name: string, sources: FleetSources): string | undefined {
 }
 
 export function parseFleet(text: string, path: string, sources: FleetSources): Result<Fleet> {
-  let document: unknown;
-  try {
-    document = parseYaml(text, { version: '1.2' });
-  } catch (error) {
-    return failed(
-      [`${path}: not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`],
-      'ERR_FLEET',
-    );
+  const read = readFleetYaml(text, path);
+  if (!read.ok) {
+    return read;
   }
+  const document = read.value.data;
   if (!isRecord(document)) {
     return failed([`${path}: expected a mapping with nodes:`], 'ERR_FLEET');
   }
-  const problems: string[] = [];
+  const problems: string[] = [...read.value.unknownKeys];
   const problem = (message: string): void => {
     problems.push(`${path}: ${message}`);
   };

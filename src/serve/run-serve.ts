@@ -123,6 +123,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     intervalMs: options.sampleIntervalMs ?? (view ? 2_000 : 15_000),
   });
   let resolveExit: (status: number) => void = () => undefined;
+  let farewell = 'svc serve stopped';
   const finished = new Promise<number>((resolve) => {
     resolveExit = resolve;
   });
@@ -137,13 +138,18 @@ export async function runServe(options: ServeOptions): Promise<number> {
     ...(supervised ? { monitor: sampler } : {}),
     ...(token === undefined ? {} : { secrets: [token.value] }),
     onExit: (exit, requested) => {
+      farewell = requested
+        ? 'svc serve stopped: the engine was stopped'
+        : `svc serve stopped: the engine exited on its own (status ${exitStatus(exit)})`;
       resolveExit(requested ? 0 : exitStatus(exit));
     },
   });
   await supervisor.start({ spec: opened.spec });
 
+  // Kept so the last line waits for the stop's own records (a kill after the grace period).
+  let stopped: Promise<void> = Promise.resolve();
   const stop = (): void => {
-    void supervisor.stop().catch((error: unknown) => {
+    stopped = supervisor.stop().catch((error: unknown) => {
       logger.error('could not stop the engine', { reason: (error as Error).message });
     });
   };
@@ -189,7 +195,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
         staleAfterMs: 3 * (options.sampleIntervalMs ?? 2_000),
       });
     }
-    return await finished;
+    const status = await finished;
+    await stopped;
+    // One clear last line once the engine is gone (after the view has left the screen).
+    options.stderr.write(`${farewell}\n`);
+    return status;
   } catch (error) {
     stop();
     await finished;

@@ -84,6 +84,7 @@ describe('gauge', () => {
           expect(Array.from(gauge(percent, width))).toHaveLength(width);
         },
       ),
+      { numRuns: 100 },
     );
   });
 });
@@ -130,6 +131,7 @@ describe('sparkline', () => {
           }
         },
       ),
+      { numRuns: 100 },
     );
   });
 });
