@@ -9,8 +9,9 @@ import type { Logger } from '../core/logger.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { GatewayError } from './gateway-error.ts';
 import { modelNameOf, type NodeSource, reportedModelOf } from './load-fleet.ts';
-import { nodeStart, nodeStatus } from './node-client.ts';
+import type { NodeClient } from './node-client.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
+import { snapshotOf } from './node-states.ts';
 import { describeFleet, type EngineTarget, engineTarget, serves } from './route.ts';
 
 const POLL_MS = 250;
@@ -51,6 +52,7 @@ export class Waker {
     private readonly view: FleetView,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
+    private readonly client: NodeClient,
   ) {}
 
   /** Waits for a node that is already loading the model (GUIDE D13). */
@@ -152,7 +154,7 @@ export class Waker {
   ): Promise<EngineTarget> {
     const deadline = Date.now() + this.timeoutMs;
     this.logger.info('waking node', { node: node.name, model });
-    const started = await nodeStart(node, source.config);
+    const started = await this.client.start(node, source.config);
     if (!started.ok) {
       if (started.status === 409) {
         // Someone else started it: fine if it now serves the model.
@@ -168,7 +170,10 @@ export class Waker {
     // not after a few seconds is one that predates the check.
     const trustReadinessUntil = Date.now() + 3_000;
     for (;;) {
-      const reply = await nodeStatus(node);
+      // Asked directly, never joined with a background call that may predate the start.
+      const askedAt = this.view.states.now();
+      const reply = await this.client.status(node);
+      this.view.states.record(snapshotOf(node, reply), askedAt);
       if (reply.ok) {
         const snapshot = { node, ok: true as const, status: reply.value };
         const { state, ready } = reply.value;
@@ -198,7 +203,6 @@ export class Waker {
         // No readiness reported (a daemon that predates the check): an open engine port will do.
         const predatesCheck = ready === undefined && Date.now() > trustReadinessUntil;
         if (ready === 'ready' || (predatesCheck && (await accepts(target.origin)))) {
-          this.view.snapshots(true).catch(() => undefined);
           return target;
         }
       }

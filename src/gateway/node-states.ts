@@ -1,0 +1,276 @@
+/**
+ * What every node is doing, kept rather than fetched per request: one snapshot per node, each
+ * refreshed on its own schedule in the background while the gateway is in use, through a bound
+ * on concurrent calls, each call bounded by the node timeout. While the gateway is idle nothing is
+ * asked; a request after a quiet spell refreshes only what it needs first.
+ *
+ * Requests read `current()` (the snapshots fresh within the stale bound) and, where that cannot
+ * decide for them, `until()` the nodes that matter answer, never a round of the whole fleet. A
+ * node that does not answer is marked by its own timeout and delays only the requests that wait
+ * for it. The clock, the sleep and the node client are injected so all of it has fast unit tests.
+ */
+import type { StatusResponse } from '../core/contract/schemas.ts';
+import { CallLimiter, type LimitedCall } from './call-limiter.ts';
+import type { FleetNode } from './fleet-file.ts';
+import type { NodeClient, NodeOutcome, NodeReply } from './node-client.ts';
+
+export type NodeSnapshot =
+  | { readonly node: FleetNode; readonly ok: true; readonly status: StatusResponse }
+  | {
+      readonly node: FleetNode;
+      readonly ok: false;
+      readonly outcome: NodeOutcome;
+      readonly detail: string;
+    };
+
+export interface NodeStatesOptions {
+  readonly client: Pick<NodeClient, 'status'>;
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** How often each node is asked while the gateway is in use (at most once per period). */
+  readonly refreshMs: number;
+  /** A snapshot older than this is not routed from until the node answers again. */
+  readonly staleMs: number;
+  /** No request for this long: the gateway is idle and asks no node anything. */
+  readonly idleAfterMs: number;
+  /** One status call's bound; a node that takes longer is `unreachable`. */
+  readonly timeoutMs: number;
+  /** Status calls in flight at once, over the whole fleet. */
+  readonly concurrency: number;
+  /** How often the background loop looks for nodes due a refresh. */
+  readonly tickMs: number;
+}
+
+/** The defaults the gateway runs with (docs/gateway.md, measured in docs/benchmarks.md). */
+export const NODE_STATES_DEFAULTS = {
+  refreshMs: 2_000,
+  staleMs: 15_000,
+  idleAfterMs: 30_000,
+  concurrency: 64,
+  tickMs: 250,
+} as const;
+
+export interface CurrentState {
+  /** Snapshots asked for within the stale bound, in fleet-file order. */
+  readonly snapshots: readonly NodeSnapshot[];
+  /** Nodes with no snapshot yet, or only a stale one. */
+  readonly pending: readonly FleetNode[];
+}
+
+interface Entry extends LimitedCall {
+  readonly node: FleetNode;
+  snapshot?: NodeSnapshot;
+  /** When the call behind `snapshot` was sent (its answer describes the node from then on). */
+  askedAt: number;
+  refreshing?: Promise<NodeSnapshot> | undefined;
+  settle?: ((snapshot: NodeSnapshot) => void) | undefined;
+}
+
+export function snapshotOf(node: FleetNode, reply: NodeReply<StatusResponse>): NodeSnapshot {
+  return reply.ok
+    ? { node, ok: true, status: reply.value }
+    : { node, ok: false, outcome: reply.outcome, detail: reply.detail };
+}
+
+export class NodeStates {
+  private readonly entries: Entry[];
+  private readonly byName = new Map<string, Entry>();
+  private readonly limiter: CallLimiter;
+  private version = 0;
+  private cached: { version: number; validUntil: number; state: CurrentState } | undefined;
+  private lastUsed = Number.NEGATIVE_INFINITY;
+  private looping = false;
+  private closed = false;
+  private listeners = new Set<() => void>();
+  private notifyScheduled = false;
+
+  constructor(
+    nodes: readonly FleetNode[],
+    private readonly options: NodeStatesOptions,
+  ) {
+    this.limiter = new CallLimiter(options.concurrency);
+    this.entries = nodes.map((node) => {
+      const entry: Entry = {
+        node,
+        askedAt: Number.NEGATIVE_INFINITY,
+        start: () => this.ask(entry),
+      };
+      this.byName.set(node.name, entry);
+      return entry;
+    });
+  }
+
+  /** A request arrived: keep (or start) refreshing in the background. */
+  use(): void {
+    this.lastUsed = this.options.now();
+    if (!this.looping && !this.closed) {
+      this.looping = true;
+      void this.loop();
+    }
+  }
+
+  /** Stops the background refresh (calls in flight finish on their own timeout). */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** The snapshots a request may route from now, and the nodes it would have to wait for. */
+  current(): CurrentState {
+    const now = this.options.now();
+    if (
+      this.cached !== undefined &&
+      this.cached.version === this.version &&
+      now < this.cached.validUntil
+    ) {
+      return this.cached.state;
+    }
+    const snapshots: NodeSnapshot[] = [];
+    const pending: FleetNode[] = [];
+    let validUntil = Number.POSITIVE_INFINITY;
+    for (const entry of this.entries) {
+      const expires = entry.askedAt + this.options.staleMs;
+      if (entry.snapshot !== undefined && now < expires) {
+        snapshots.push(entry.snapshot);
+        validUntil = Math.min(validUntil, expires);
+      } else {
+        pending.push(entry.node);
+      }
+    }
+    const state = { snapshots, pending };
+    this.cached = { version: this.version, validUntil, state };
+    return state;
+  }
+
+  /** The holder's clock, for answers recorded from elsewhere (`record`). */
+  now(): number {
+    return this.options.now();
+  }
+
+  /** The node's last snapshot, however old (undefined before its first answer). */
+  last(node: FleetNode): NodeSnapshot | undefined {
+    return this.byName.get(node.name)?.snapshot;
+  }
+
+  /** Asks `node` now, ahead of background refreshes; joins a call already under way. */
+  refresh(node: FleetNode, urgent = true): Promise<NodeSnapshot> {
+    const entry = this.byName.get(node.name);
+    if (entry === undefined) {
+      return Promise.reject(new Error(`no node named "${node.name}" in the fleet`));
+    }
+    return this.refreshEntry(entry, urgent);
+  }
+
+  /** Records an answer obtained elsewhere (a wake's own polling), unless a later one is kept. */
+  record(snapshot: NodeSnapshot, askedAt: number): void {
+    const entry = this.byName.get(snapshot.node.name);
+    if (entry !== undefined && askedAt >= entry.askedAt) {
+      entry.snapshot = snapshot;
+      entry.askedAt = askedAt;
+      this.changed();
+    }
+  }
+
+  /**
+   * Refreshes `nodes` (`first` ahead of the others) and resolves once `enough` holds for the
+   * current state or every one of them has answered or timed out.
+   */
+  async until(
+    nodes: readonly FleetNode[],
+    first: readonly FleetNode[],
+    enough: (state: CurrentState) => boolean,
+  ): Promise<CurrentState> {
+    const firstNames = new Set(first.map((node) => node.name));
+    const ordered = [...first, ...nodes.filter((node) => !firstNames.has(node.name))];
+    const progress = { allAnswered: false };
+    const answered = Promise.all(
+      ordered.map((node) => this.refresh(node, firstNames.has(node.name))),
+    ).then(() => {
+      progress.allAnswered = true;
+    });
+    for (;;) {
+      const state = this.current();
+      if (progress.allAnswered || enough(state)) {
+        return state;
+      }
+      await Promise.race([answered, this.nextChange()]);
+    }
+  }
+
+  private nextChange(): Promise<void> {
+    return new Promise((resolve) => {
+      const listener = (): void => {
+        this.listeners.delete(listener);
+        resolve();
+      };
+      this.listeners.add(listener);
+    });
+  }
+
+  /** Waiters re-check once per batch of answers, not once per answer (a cold fleet of 10,000). */
+  private changed(): void {
+    this.version += 1;
+    if (this.notifyScheduled || this.listeners.size === 0) {
+      return;
+    }
+    this.notifyScheduled = true;
+    setImmediate(() => {
+      this.notifyScheduled = false;
+      const listeners = [...this.listeners];
+      this.listeners.clear();
+      listeners.forEach((listener) => {
+        listener();
+      });
+    });
+  }
+
+  private refreshEntry(entry: Entry, urgent: boolean): Promise<NodeSnapshot> {
+    if (entry.refreshing === undefined) {
+      entry.refreshing = new Promise<NodeSnapshot>((resolve) => {
+        entry.settle = resolve;
+      });
+    }
+    this.limiter.submit(entry, urgent);
+    return entry.refreshing;
+  }
+
+  private async ask(entry: Entry): Promise<void> {
+    const askedAt = this.options.now();
+    let snapshot: NodeSnapshot;
+    try {
+      snapshot = snapshotOf(
+        entry.node,
+        await this.options.client.status(entry.node, this.options.timeoutMs),
+      );
+    } catch (error) {
+      snapshot = {
+        node: entry.node,
+        ok: false,
+        outcome: 'unreachable',
+        detail: (error as Error).message,
+      };
+    }
+    this.record(snapshot, askedAt);
+    const settle = entry.settle;
+    entry.refreshing = undefined;
+    entry.settle = undefined;
+    // A later answer already recorded (a wake's poll) is what the waiters get.
+    settle?.(entry.snapshot ?? snapshot);
+  }
+
+  private async loop(): Promise<void> {
+    const { now, sleep, refreshMs, idleAfterMs, tickMs } = this.options;
+    try {
+      while (!this.closed && now() - this.lastUsed <= idleAfterMs) {
+        const time = now();
+        for (const entry of this.entries) {
+          if (entry.refreshing === undefined && time - entry.askedAt >= refreshMs) {
+            void this.refreshEntry(entry, false);
+          }
+        }
+        await sleep(tickMs);
+      }
+    } finally {
+      this.looping = false;
+    }
+  }
+}
