@@ -1,7 +1,7 @@
 /** The fan-out bound: never more than `concurrency` calls at once; request calls go first. */
 import { describe, expect, it } from 'vitest';
 
-import { CallLimiter, type LimitedCall } from './call-limiter.ts';
+import { CallLimiter, type LimitedCall, mapBounded } from './call-limiter.ts';
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open = (): void => undefined;
@@ -69,5 +69,23 @@ describe('CallLimiter', () => {
     }
     // b3 runs once, from its urgent place; its old background place is skipped.
     expect(started).toEqual(['blocker', 'u1', 'b3', 'b1', 'b2']);
+  });
+});
+
+describe('mapBounded', () => {
+  it('keeps order and never runs more than the limit at once', async () => {
+    let running = 0;
+    let peak = 0;
+    const results = await mapBounded([5, 1, 4, 2, 3, 0, 6], 3, async (value) => {
+      running += 1;
+      peak = Math.max(peak, running);
+      for (let wait = 0; wait < value; wait += 1) {
+        await tick();
+      }
+      running -= 1;
+      return value * 10;
+    });
+    expect(results).toEqual([50, 10, 40, 20, 30, 0, 60]);
+    expect(peak).toBe(3);
   });
 });
