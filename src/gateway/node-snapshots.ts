@@ -33,7 +33,12 @@ export class FleetView {
   async forModel(model: string): Promise<readonly NodeSnapshot[]> {
     this.states.use();
     const state = this.states.current();
-    if (state.pending.length === 0 || this.decide(model, state.snapshots).kind === 'serve') {
+    const decision = this.decide(model, state.snapshots);
+    if (decision.kind === 'serve') {
+      this.states.routedTo(decision.target.node);
+      return state.snapshots;
+    }
+    if (state.pending.length === 0) {
       return state.snapshots;
     }
     const first = state.pending.filter((node) => {

@@ -18,6 +18,7 @@ const OPTIONS = {
   timeoutMs: 5_000,
   concurrency: 4,
   tickMs: 250,
+  maxStatusPerSecond: 1_000,
 };
 
 function node(name: string): FleetNode {
@@ -40,7 +41,11 @@ const flush = async (): Promise<void> => {
 };
 
 /** A fake fleet: each node answers at once with `models[name]`, or hangs until `release`. */
-function harness(names: readonly string[], models: Record<string, string>) {
+function harness(
+  names: readonly string[],
+  models: Record<string, string>,
+  overrides: Partial<NodeStatesOptions> = {},
+) {
   let time = 0;
   const sleepers: { until: number; resolve: () => void }[] = [];
   const asked: string[] = [];
@@ -50,6 +55,7 @@ function harness(names: readonly string[], models: Record<string, string>) {
   const nodes = names.map(node);
   const options: NodeStatesOptions = {
     ...OPTIONS,
+    ...overrides,
     now: () => time,
     sleep: (ms) =>
       new Promise((resolve) => {
@@ -109,11 +115,11 @@ describe('NodeStates', () => {
     const test = harness(['a', 'b', 'c'], { a: 'm', b: 'm', c: 'n' });
     test.states.use();
     await flush();
-    expect(test.asked.sort()).toEqual(['a', 'b', 'c']);
+    // One node per tick here (3 nodes × 250 ms / 2 s, rounded up): the first round is spread.
     await test.advance(1_750);
-    expect(test.asked).toHaveLength(3);
-    await test.advance(250);
-    expect(test.asked).toHaveLength(6);
+    expect(test.asked).toEqual(['a', 'b', 'c']);
+    await test.advance(2_000);
+    expect(test.asked).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
     // 30 s idle after the last use: at most one call per node per 2 s, then silence.
     await test.advance(40_000);
     const whileUsed = test.asked.length;
@@ -123,20 +129,70 @@ describe('NodeStates', () => {
     // Used again: the loop starts again.
     test.states.use();
     await flush();
-    expect(test.asked.length).toBe(whileUsed + 3);
+    expect(test.asked.length).toBe(whileUsed + 1);
+  });
+
+  it('spreads the refresh evenly: each tick asks only its share of the fleet', async () => {
+    const names = Array.from({ length: 40 }, (_, index) => `n${index}`);
+    const test = harness(names, Object.fromEntries(names.map((name) => [name, 'm'])));
+    test.states.use();
+    await flush();
+    const perTick: number[] = [test.asked.length];
+    for (let tick = 0; tick < 40; tick += 1) {
+      const before = test.asked.length;
+      await test.advance(250);
+      perTick.push(test.asked.length - before);
+    }
+    // 40 nodes × 250 ms / 2 s = 5 a tick, never the whole fleet at once.
+    expect(Math.max(...perTick)).toBe(5);
+    // 10 s of use: every node asked, none more than once per 2 s.
+    const counts = new Map<string, number>();
+    test.asked.forEach((name) => counts.set(name, (counts.get(name) ?? 0) + 1));
+    expect(counts.size).toBe(40);
+    expect(Math.max(...counts.values())).toBeLessThanOrEqual(1 + 10_000 / 2_000);
+  });
+
+  it('stretches the period for a large fleet, but keeps routed-to nodes at the short one', async () => {
+    const names = Array.from({ length: 200 }, (_, index) => `n${index}`);
+    const models = Object.fromEntries(names.map((name, index) => [name, `model-${index}`]));
+    // 200 nodes at 20 calls/s: a 10 s period, and a stale bound past two periods plus a timeout.
+    const test = harness(names, models, { maxStatusPerSecond: 20 });
+    expect(test.states.periodMs).toBe(10_000);
+    expect(test.states.staleMs).toBe(25_000);
+    // A cold request: all 200 asked at once (the request path is not rate-limited) until one
+    // serves model-150.
+    const snapshots = await test.view.forModel('model-150');
+    expect(test.view.decide('model-150', snapshots).kind).toBe('serve');
+    await flush();
+    const cold = test.asked.length;
+    // Steady use for 20 s, routed to n150 each second.
+    for (let second = 0; second < 20; second += 1) {
+      await test.view.forModel('model-150');
+      await test.advance(1_000);
+    }
+    const background = test.asked.slice(cold);
+    const count = (name: string): number => background.filter((entry) => entry === name).length;
+    // At most 20 calls a second over the fleet, plus the hot node's own.
+    expect(background.length).toBeLessThanOrEqual(20 * 20 + 11);
+    expect(count('n150')).toBeGreaterThanOrEqual(9);
+    expect(Math.max(...names.filter((name) => name !== 'n150').map(count))).toBeLessThanOrEqual(2);
   });
 
   it('never has more calls in flight than its concurrency bound', async () => {
     const names = Array.from({ length: 40 }, (_, index) => `n${index}`);
     const test = harness(names, Object.fromEntries(names.map((name) => [name, 'hang'])));
-    test.states.use();
+    // A cold /v1/fleet asks all 40 at once, through the bound.
+    const all = test.view.all();
     await flush();
     expect(test.peak()).toBe(4);
     expect(test.asked).toHaveLength(4);
-    for (let round = 0; round < 10; round += 1) {
+    for (let round = 0; round < 20; round += 1) {
       test.timeOut();
       await flush();
     }
+    expect((await all).map((entry) => (entry.ok ? 'ok' : entry.outcome))).toEqual(
+      Array(40).fill('unreachable'),
+    );
     expect(test.peak()).toBe(4);
     expect(new Set(test.asked).size).toBe(40);
   });

@@ -39,6 +39,13 @@ export interface NodeStatesOptions {
   readonly concurrency: number;
   /** How often the background loop looks for nodes due a refresh. */
   readonly tickMs: number;
+  /**
+   * Background status calls per second over the whole fleet, at most: past `rate × refresh`
+   * nodes the period stretches with the fleet (and the stale bound with it) rather than the
+   * gateway spending its event loop on status replies. Nodes requests were routed to keep the
+   * short period.
+   */
+  readonly maxStatusPerSecond: number;
 }
 
 /** The defaults the gateway runs with (docs/gateway.md, measured in docs/benchmarks.md). */
@@ -47,7 +54,8 @@ export const NODE_STATES_DEFAULTS = {
   staleMs: 15_000,
   idleAfterMs: 30_000,
   concurrency: 64,
-  tickMs: 250,
+  tickMs: 100,
+  maxStatusPerSecond: 200,
 } as const;
 
 export interface CurrentState {
@@ -79,16 +87,31 @@ export class NodeStates {
   private version = 0;
   private cached: { version: number; validUntil: number; state: CurrentState } | undefined;
   private lastUsed = Number.NEGATIVE_INFINITY;
+  /** Where the background loop's next round-robin scan starts. */
+  private cursor = 0;
   private looping = false;
   private closed = false;
   private listeners = new Set<() => void>();
   private notifyScheduled = false;
+
+  /** Each node's background period: the refresh period, stretched for a large fleet. */
+  readonly periodMs: number;
+  /** Snapshots older than this are not routed from (at least the configured bound). */
+  readonly staleMs: number;
+  /** Nodes requests were routed to, and when: refreshed at the short period while in use. */
+  private readonly hot = new Map<Entry, number>();
 
   constructor(
     nodes: readonly FleetNode[],
     private readonly options: NodeStatesOptions,
   ) {
     this.limiter = new CallLimiter(options.concurrency);
+    this.periodMs = Math.max(
+      options.refreshMs,
+      Math.ceil((nodes.length * 1000) / options.maxStatusPerSecond),
+    );
+    // A node answering normally is never stale between two of its refreshes, timeout included.
+    this.staleMs = Math.max(options.staleMs, 2 * this.periodMs + options.timeoutMs);
     this.entries = nodes.map((node) => {
       const entry: Entry = {
         node,
@@ -128,7 +151,7 @@ export class NodeStates {
     const pending: FleetNode[] = [];
     let validUntil = Number.POSITIVE_INFINITY;
     for (const entry of this.entries) {
-      const expires = entry.askedAt + this.options.staleMs;
+      const expires = entry.askedAt + this.staleMs;
       if (entry.snapshot !== undefined && now < expires) {
         snapshots.push(entry.snapshot);
         validUntil = Math.min(validUntil, expires);
@@ -144,6 +167,14 @@ export class NodeStates {
   /** The holder's clock, for answers recorded from elsewhere (`record`). */
   now(): number {
     return this.options.now();
+  }
+
+  /** A request was routed to `node`: keep its state at the short period while in use. */
+  routedTo(node: FleetNode): void {
+    const entry = this.byName.get(node.name);
+    if (entry !== undefined) {
+      this.hot.set(entry, this.options.now());
+    }
   }
 
   /** The node's last snapshot, however old (undefined before its first answer). */
@@ -257,14 +288,36 @@ export class NodeStates {
     settle?.(entry.snapshot ?? snapshot);
   }
 
+  /**
+   * Each tick asks the nodes requests were routed to when they are due at the short period, then
+   * at most the share of the fleet one tick is owed, round-robin from where the last tick stopped:
+   * the load on the nodes is a steady N per period, never a burst of the whole fleet at once
+   * (which would stall the requests sharing this event loop).
+   */
   private async loop(): Promise<void> {
     const { now, sleep, refreshMs, idleAfterMs, tickMs } = this.options;
+    const perTick = Math.max(1, Math.ceil((this.entries.length * tickMs) / this.periodMs));
     try {
       while (!this.closed && now() - this.lastUsed <= idleAfterMs) {
         const time = now();
-        for (const entry of this.entries) {
-          if (entry.refreshing === undefined && time - entry.askedAt >= refreshMs) {
+        for (const [entry, routedAt] of this.hot) {
+          if (time - routedAt > idleAfterMs) {
+            this.hot.delete(entry);
+          } else if (entry.refreshing === undefined && time - entry.askedAt >= refreshMs) {
             void this.refreshEntry(entry, false);
+          }
+        }
+        let asked = 0;
+        for (let seen = 0; seen < this.entries.length && asked < perTick; seen += 1) {
+          const entry = this.entries[this.cursor];
+          this.cursor = (this.cursor + 1) % this.entries.length;
+          if (
+            entry !== undefined &&
+            entry.refreshing === undefined &&
+            time - entry.askedAt >= this.periodMs
+          ) {
+            void this.refreshEntry(entry, false);
+            asked += 1;
           }
         }
         await sleep(tickMs);
