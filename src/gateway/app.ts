@@ -11,7 +11,7 @@ import { logRequest } from '../core/http/access-log.ts';
 import { jsonErrorPosition } from '../core/http/json-error.ts';
 import type { Logger } from '../core/logger.ts';
 import { errorBody, GatewayError } from './gateway-error.ts';
-import type { FleetView } from './node-snapshots.ts';
+import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { proxy } from './proxy.ts';
 import type { Waker } from './wake.ts';
 
@@ -96,6 +96,10 @@ async function complete(
 
 async function models(deps: GatewayDeps): Promise<string> {
   const snapshots = await deps.view.all();
+  return deps.view.reply('models', snapshots, (current) => modelList(deps, current));
+}
+
+async function modelList(deps: GatewayDeps, snapshots: readonly NodeSnapshot[]): Promise<string> {
   const names: string[] = [];
   for (const snapshot of snapshots) {
     if (snapshot.ok && snapshot.status.state === 'running') {
@@ -118,8 +122,12 @@ async function models(deps: GatewayDeps): Promise<string> {
 }
 
 async function topology(deps: GatewayDeps): Promise<string> {
-  const { fleet } = deps.view;
   const snapshots = await deps.view.all();
+  return deps.view.reply('fleet', snapshots, (current) => fleetReply(deps, current));
+}
+
+async function fleetReply(deps: GatewayDeps, snapshots: readonly NodeSnapshot[]): Promise<string> {
+  const { fleet } = deps.view;
   const nodes = await Promise.all(
     snapshots.map(async (snapshot) => {
       const base = {

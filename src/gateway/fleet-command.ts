@@ -13,7 +13,7 @@ import { mapBounded } from './call-limiter.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { loadFleet, nodeSourceConfig } from './load-fleet.ts';
 import { nodeStart, nodeStatus, nodeStop } from './node-client.ts';
-import { NODE_STATES_DEFAULTS } from './node-states.ts';
+import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 
 const OPTIONS = {
   fleet: {

@@ -6,17 +6,22 @@
  */
 import type { Fleet, FleetNode, Variables } from './fleet-file.ts';
 import { modelNameOf, type NodeSource, nodeSourceConfig } from './load-fleet.ts';
-import { type NodeSnapshot, type NodeStates } from './node-states.ts';
+import type { NodeSnapshot } from './node-snapshot.ts';
+import type { NodeStates } from './node-states.ts';
 import { type Decision, route, serves } from './route.ts';
 
-export type { NodeSnapshot } from './node-states.ts';
+export type { NodeSnapshot } from './node-snapshot.ts';
 
 const SOURCE_TTL_MS = 30_000;
+/** How old a view of the fleet a request may route from (node-states.ts currentWithin). */
+const VIEW_LAG_MS = 250;
 
 export class FleetView {
   private readonly sources = new Map<string, { at: number; source: Promise<NodeSource> }>();
   /** Routing decisions for the current snapshots: the same inputs give the same decision. */
   private decisions = new WeakMap<readonly NodeSnapshot[], Map<string, Decision>>();
+  /** Replies computed from one set of snapshots (/v1/models, /v1/fleet), reused while it holds. */
+  private replies = new WeakMap<readonly NodeSnapshot[], Map<string, Promise<string>>>();
 
   constructor(
     readonly fleet: Fleet,
@@ -32,7 +37,7 @@ export class FleetView {
    */
   async forModel(model: string): Promise<readonly NodeSnapshot[]> {
     this.states.use();
-    const state = this.states.current();
+    const state = this.states.currentWithin(VIEW_LAG_MS);
     const decision = this.decide(model, state.snapshots);
     if (decision.kind === 'serve') {
       this.states.routedTo(decision.target.node);
@@ -81,6 +86,27 @@ export class FleetView {
       byModel.set(model, decision);
     }
     return decision;
+  }
+
+  /** `compute(snapshots)` once per set of snapshots and `key`: a reply body built from them. */
+  reply(
+    key: string,
+    snapshots: readonly NodeSnapshot[],
+    compute: (snapshots: readonly NodeSnapshot[]) => Promise<string>,
+  ): Promise<string> {
+    let byKey = this.replies.get(snapshots);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.replies.set(snapshots, byKey);
+    }
+    let body = byKey.get(key);
+    if (body === undefined) {
+      body = compute(snapshots);
+      byKey.set(key, body);
+      // A failure is not kept: the next call computes again.
+      body.catch(() => byKey.delete(key));
+    }
+    return body;
   }
 
   /** The node's Svcfile source, read at most once per window (a failure is cached too). */

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 import type { StatusResponse } from '../core/contract/schemas.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import type { NodeReply } from './node-client.ts';
+import type { NodeStatesOptions } from './node-snapshot.ts';
 import { FleetView } from './node-snapshots.ts';
-import { NodeStates, type NodeStatesOptions } from './node-states.ts';
+import { NodeStates } from './node-states.ts';
 
 const OPTIONS = {
   refreshMs: 2_000,

@@ -9,61 +9,14 @@
  * node that does not answer is marked by its own timeout and delays only the requests that wait
  * for it. The clock, the sleep and the node client are injected so all of it has fast unit tests.
  */
-import type { StatusResponse } from '../core/contract/schemas.ts';
 import { CallLimiter, type LimitedCall } from './call-limiter.ts';
 import type { FleetNode } from './fleet-file.ts';
-import type { NodeClient, NodeOutcome, NodeReply } from './node-client.ts';
-
-export type NodeSnapshot =
-  | { readonly node: FleetNode; readonly ok: true; readonly status: StatusResponse }
-  | {
-      readonly node: FleetNode;
-      readonly ok: false;
-      readonly outcome: NodeOutcome;
-      readonly detail: string;
-    };
-
-export interface NodeStatesOptions {
-  readonly client: Pick<NodeClient, 'status'>;
-  readonly now: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
-  /** How often each node is asked while the gateway is in use (at most once per period). */
-  readonly refreshMs: number;
-  /** A snapshot older than this is not routed from until the node answers again. */
-  readonly staleMs: number;
-  /** No request for this long: the gateway is idle and asks no node anything. */
-  readonly idleAfterMs: number;
-  /** One status call's bound; a node that takes longer is `unreachable`. */
-  readonly timeoutMs: number;
-  /** Status calls in flight at once, over the whole fleet. */
-  readonly concurrency: number;
-  /** How often the background loop looks for nodes due a refresh. */
-  readonly tickMs: number;
-  /**
-   * Background status calls per second over the whole fleet, at most: past `rate × refresh`
-   * nodes the period stretches with the fleet (and the stale bound with it) rather than the
-   * gateway spending its event loop on status replies. Nodes requests were routed to keep the
-   * short period.
-   */
-  readonly maxStatusPerSecond: number;
-}
-
-/** The defaults the gateway runs with (docs/gateway.md, measured in docs/benchmarks.md). */
-export const NODE_STATES_DEFAULTS = {
-  refreshMs: 2_000,
-  staleMs: 15_000,
-  idleAfterMs: 30_000,
-  concurrency: 64,
-  tickMs: 100,
-  maxStatusPerSecond: 200,
-} as const;
-
-export interface CurrentState {
-  /** Snapshots asked for within the stale bound, in fleet-file order. */
-  readonly snapshots: readonly NodeSnapshot[];
-  /** Nodes with no snapshot yet, or only a stale one. */
-  readonly pending: readonly FleetNode[];
-}
+import {
+  type CurrentState,
+  type NodeSnapshot,
+  type NodeStatesOptions,
+  snapshotOf,
+} from './node-snapshot.ts';
 
 interface Entry extends LimitedCall {
   readonly node: FleetNode;
@@ -74,18 +27,13 @@ interface Entry extends LimitedCall {
   settle?: ((snapshot: NodeSnapshot) => void) | undefined;
 }
 
-export function snapshotOf(node: FleetNode, reply: NodeReply<StatusResponse>): NodeSnapshot {
-  return reply.ok
-    ? { node, ok: true, status: reply.value }
-    : { node, ok: false, outcome: reply.outcome, detail: reply.detail };
-}
-
 export class NodeStates {
   private readonly entries: Entry[];
   private readonly byName = new Map<string, Entry>();
   private readonly limiter: CallLimiter;
   private version = 0;
-  private cached: { version: number; validUntil: number; state: CurrentState } | undefined;
+  private cached:
+    { version: number; validUntil: number; builtAt: number; state: CurrentState } | undefined;
   private lastUsed = Number.NEGATIVE_INFINITY;
   /** Where the background loop's next round-robin scan starts. */
   private cursor = 0;
@@ -139,11 +87,21 @@ export class NodeStates {
 
   /** The snapshots a request may route from now, and the nodes it would have to wait for. */
   current(): CurrentState {
+    return this.currentWithin(0);
+  }
+
+  /**
+   * The same, but a view built within the last `maxAgeMs` will do even if answers have arrived
+   * since: a large fleet's answers arrive all the time, and rebuilding its view (and re-routing
+   * over it) per request would cost each request O(fleet). A few tenths of a second of lag
+   * changes nothing a status poll every few seconds could promise.
+   */
+  currentWithin(maxAgeMs: number): CurrentState {
     const now = this.options.now();
     if (
       this.cached !== undefined &&
-      this.cached.version === this.version &&
-      now < this.cached.validUntil
+      now < this.cached.validUntil &&
+      (this.cached.version === this.version || now - this.cached.builtAt < maxAgeMs)
     ) {
       return this.cached.state;
     }
@@ -160,7 +118,7 @@ export class NodeStates {
       }
     }
     const state = { snapshots, pending };
-    this.cached = { version: this.version, validUntil, state };
+    this.cached = { version: this.version, validUntil, builtAt: now, state };
     return state;
   }
 
@@ -191,14 +149,25 @@ export class NodeStates {
     return this.refreshEntry(entry, urgent);
   }
 
-  /** Records an answer obtained elsewhere (a wake's own polling), unless a later one is kept. */
+  /**
+   * Records an answer obtained elsewhere (a wake's own polling), unless a later one is kept; the
+   * next request sees it at once, lag or not (a woken node is never routed from a view before it).
+   */
   record(snapshot: NodeSnapshot, askedAt: number): void {
-    const entry = this.byName.get(snapshot.node.name);
-    if (entry !== undefined && askedAt >= entry.askedAt) {
-      entry.snapshot = snapshot;
-      entry.askedAt = askedAt;
-      this.changed();
+    if (this.store(snapshot, askedAt)) {
+      this.cached = undefined;
     }
+  }
+
+  private store(snapshot: NodeSnapshot, askedAt: number): boolean {
+    const entry = this.byName.get(snapshot.node.name);
+    if (entry === undefined || askedAt < entry.askedAt) {
+      return false;
+    }
+    entry.snapshot = snapshot;
+    entry.askedAt = askedAt;
+    this.changed();
+    return true;
   }
 
   /**
@@ -280,7 +249,7 @@ export class NodeStates {
         detail: (error as Error).message,
       };
     }
-    this.record(snapshot, askedAt);
+    this.store(snapshot, askedAt);
     const settle = entry.settle;
     entry.refreshing = undefined;
     entry.settle = undefined;

@@ -9,8 +9,9 @@ import type { Logger } from '../core/logger.ts';
 import { buildGateway } from './app.ts';
 import type { Fleet, Variables } from './fleet-file.ts';
 import { daemonNodeClient, STATUS_TIMEOUT_MS } from './node-client.ts';
+import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 import { FleetView } from './node-snapshots.ts';
-import { NODE_STATES_DEFAULTS, NodeStates } from './node-states.ts';
+import { NodeStates } from './node-states.ts';
 import { Waker } from './wake.ts';
 
 export interface GatewayOptions {

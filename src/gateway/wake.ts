@@ -10,8 +10,8 @@ import type { FleetNode } from './fleet-file.ts';
 import { GatewayError } from './gateway-error.ts';
 import { modelNameOf, type NodeSource, reportedModelOf } from './load-fleet.ts';
 import type { NodeClient } from './node-client.ts';
+import { snapshotOf } from './node-snapshot.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
-import { snapshotOf } from './node-states.ts';
 import { describeFleet, type EngineTarget, engineTarget, serves } from './route.ts';
 
 const POLL_MS = 250;
