@@ -11,9 +11,8 @@ import { logRequest } from '../core/http/access-log.ts';
 import { jsonErrorPosition } from '../core/http/json-error.ts';
 import type { Logger } from '../core/logger.ts';
 import { errorBody, GatewayError } from './gateway-error.ts';
-import type { FleetView } from './node-snapshots.ts';
+import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { proxy } from './proxy.ts';
-import { route } from './route.ts';
 import type { Waker } from './wake.ts';
 
 const SERVED = ['/v1/models', '/v1/chat/completions', '/v1/completions', '/v1/fleet', '/health'];
@@ -75,8 +74,9 @@ async function complete(
 ): Promise<void> {
   const body = await readBody(request);
   const { model, streaming } = modelOf(body);
-  const snapshots = await deps.view.snapshots();
-  const decision = deps.view.decide(model, snapshots, route);
+  // From the snapshots already held; a wait only when they cannot decide (node-states.ts).
+  const snapshots = await deps.view.forModel(model);
+  const decision = deps.view.decide(model, snapshots);
   let target;
   switch (decision.kind) {
     case 'serve':
@@ -95,7 +95,11 @@ async function complete(
 }
 
 async function models(deps: GatewayDeps): Promise<string> {
-  const snapshots = await deps.view.snapshots();
+  const snapshots = await deps.view.all();
+  return deps.view.reply('models', snapshots, (current) => modelList(deps, current));
+}
+
+async function modelList(deps: GatewayDeps, snapshots: readonly NodeSnapshot[]): Promise<string> {
   const names: string[] = [];
   for (const snapshot of snapshots) {
     if (snapshot.ok && snapshot.status.state === 'running') {
@@ -118,8 +122,12 @@ async function models(deps: GatewayDeps): Promise<string> {
 }
 
 async function topology(deps: GatewayDeps): Promise<string> {
+  const snapshots = await deps.view.all();
+  return deps.view.reply('fleet', snapshots, (current) => fleetReply(deps, current));
+}
+
+async function fleetReply(deps: GatewayDeps, snapshots: readonly NodeSnapshot[]): Promise<string> {
   const { fleet } = deps.view;
-  const snapshots = await deps.view.snapshots();
   const nodes = await Promise.all(
     snapshots.map(async (snapshot) => {
       const base = {

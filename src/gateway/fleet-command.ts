@@ -10,9 +10,11 @@ import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
 import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
+import { mapBounded } from './call-limiter.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { loadFleet, nodeSourceConfig } from './load-fleet.ts';
 import { nodeStart, nodeStatus, nodeStop } from './node-client.ts';
+import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 
 const OPTIONS = {
   fleet: {
@@ -93,8 +95,14 @@ export async function run(io: CommandIo): Promise<number> {
   const fleet = await loadFleet(resolve(io.cwd, values.fleet ?? 'fleet.yaml'), io.env);
 
   if (verb === 'status') {
-    const replies = await Promise.all(
-      fleet.nodes.map(async (node) => ({ node, reply: await nodeStatus(node) })),
+    // The same fan-out bound as the gateway's, so a fleet of thousands stays within ulimit -n.
+    const replies = await mapBounded(
+      fleet.nodes,
+      NODE_STATES_DEFAULTS.concurrency,
+      async (node) => ({
+        node,
+        reply: await nodeStatus(node),
+      }),
     );
     if (values.json === true) {
       io.stdout.write(

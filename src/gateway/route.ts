@@ -5,7 +5,7 @@
  * an engine override are never chosen (GUIDE D15).
  */
 import type { Fleet, FleetNode } from './fleet-file.ts';
-import type { NodeSnapshot } from './node-snapshots.ts';
+import type { NodeSnapshot } from './node-snapshot.ts';
 
 export interface EngineTarget {
   readonly node: FleetNode;

@@ -9,7 +9,8 @@ import type { Logger } from '../core/logger.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { GatewayError } from './gateway-error.ts';
 import { modelNameOf, type NodeSource, reportedModelOf } from './load-fleet.ts';
-import { nodeStart, nodeStatus } from './node-client.ts';
+import type { NodeClient } from './node-client.ts';
+import { snapshotOf } from './node-snapshot.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { describeFleet, type EngineTarget, engineTarget, serves } from './route.ts';
 
@@ -53,6 +54,7 @@ export class Waker {
     private readonly view: FleetView,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
+    private readonly client: NodeClient,
   ) {}
 
   /** Waits for a node that is already loading the model (GUIDE D13). */
@@ -154,7 +156,7 @@ export class Waker {
   ): Promise<EngineTarget> {
     const deadline = Date.now() + this.timeoutMs;
     this.logger.info('waking node', { node: node.name, model });
-    const started = await nodeStart(node, source.config);
+    const started = await this.client.start(node, source.config);
     if (!started.ok) {
       if (started.status === 409) {
         // Someone else started it: fine if it now serves the model.
@@ -170,7 +172,10 @@ export class Waker {
     // not after a few seconds is one that predates the check.
     const trustReadinessUntil = Date.now() + 3_000;
     for (;;) {
-      const reply = await nodeStatus(node);
+      // Asked directly, never joined with a background call that may predate the start.
+      const askedAt = this.view.states.now();
+      const reply = await this.client.status(node);
+      this.view.states.record(snapshotOf(node, reply), askedAt);
       if (reply.ok) {
         const snapshot = { node, ok: true as const, status: reply.value };
         const { state, ready } = reply.value;
@@ -200,7 +205,6 @@ export class Waker {
         // No readiness reported (a daemon that predates the check): an open engine port will do.
         const predatesCheck = ready === undefined && Date.now() > trustReadinessUntil;
         if (ready === 'ready' || (predatesCheck && (await accepts(target.origin)))) {
-          this.view.snapshots(true).catch(() => undefined);
           return target;
         }
       }
