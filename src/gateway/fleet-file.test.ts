@@ -332,6 +332,19 @@ describe('token variables', () => {
     expect(found[1]).toMatch(/ENGINE_KEY is not set \(node "a", engineTokenEnv\)/);
   });
 
+  it('in lenient mode keeps the names of unset variables and no values (GUIDE D24)', () => {
+    const result = parseFleet(text, 'fleet.yaml', {
+      env: {},
+      dotenv: {},
+      nodeTokens: 'lenient',
+    });
+    expect(result.ok).toBe(true);
+    const node = result.ok ? result.value.nodes[0] : undefined;
+    expect(node).toMatchObject({ tokenEnv: 'NODE_TOKEN', engineTokenEnv: 'ENGINE_KEY' });
+    expect(node?.token).toBeUndefined();
+    expect(node?.engineKey).toBeUndefined();
+  });
+
   it('refuses a tokenEnv that is not a variable name', () => {
     expect(problems(oneNode('tokenEnv: 5'))).toEqual([
       'fleet.yaml: node "a": tokenEnv must name an environment variable',
@@ -365,6 +378,7 @@ describe('gateway section', () => {
     expect(parsed(withGateway('url: http://gpu-box:4000')).gateway).toEqual({
       url: 'http://gpu-box:4000',
       tokenEnv: 'OPENAI_API_KEY',
+      ownTokenEnv: false,
       name: 'gpu-box:4000',
     });
   });
@@ -372,7 +386,7 @@ describe('gateway section', () => {
   it('keeps a given tokenEnv and name', () => {
     expect(
       parsed(withGateway('url: https://gw.example', 'tokenEnv: GW_TOKEN', 'name: lab')).gateway,
-    ).toEqual({ url: 'https://gw.example', tokenEnv: 'GW_TOKEN', name: 'lab' });
+    ).toEqual({ url: 'https://gw.example', tokenEnv: 'GW_TOKEN', ownTokenEnv: true, name: 'lab' });
   });
 
   it.each([

@@ -46,7 +46,17 @@ export interface Fleet {
     readonly total?: number;
     readonly tags?: Readonly<Record<string, number>>;
   };
-  readonly gateway?: { readonly url: string; readonly tokenEnv: string; readonly name: string };
+  readonly gateway?: FleetGateway;
+}
+
+/** The fleet file's `gateway` section: where agents reach the fleet and the token they present. */
+export interface FleetGateway {
+  readonly url: string;
+  /** The variable holding the gateway token; `OPENAI_API_KEY` when the section names none. */
+  readonly tokenEnv: string;
+  /** Whether the section named `tokenEnv` itself (an unset named variable is an error). */
+  readonly ownTokenEnv: boolean;
+  readonly name: string;
 }
 
 export type Variables = Readonly<Record<string, string | undefined>>;
@@ -60,6 +70,12 @@ export interface FleetSources {
   readonly env: Variables;
   /** The `.env` beside the fleet file. */
   readonly dotenv: Variables;
+  /**
+   * `required` (the default) makes a node's unset token variable a problem; `lenient` leaves its
+   * value absent (keeping the variable's name) for commands that need only the `gateway` section,
+   * or one node they check themselves (GUIDE D24).
+   */
+  readonly nodeTokens?: 'required' | 'lenient';
 }
 
 function lookup(name: string, sources: FleetSources): string | undefined {
@@ -107,6 +123,9 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
       return {};
     }
     const value = lookup(name, sources);
+    if (value === undefined && sources.nodeTokens === 'lenient') {
+      return { name };
+    }
     if (value === undefined) {
       problem(
         `${name} is not set (node "${node}", ${field}): export it, or put it in the .env beside the fleet file`,
@@ -179,8 +198,9 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
       );
     } else {
       const url = rawGateway['url'];
-      const tokenEnv =
-        typeof rawGateway['tokenEnv'] === 'string' ? rawGateway['tokenEnv'] : 'OPENAI_API_KEY';
+      const ownTokenEnv =
+        typeof rawGateway['tokenEnv'] === 'string' && rawGateway['tokenEnv'] !== '';
+      const tokenEnv = ownTokenEnv ? (rawGateway['tokenEnv'] as string) : 'OPENAI_API_KEY';
       let name = typeof rawGateway['name'] === 'string' ? rawGateway['name'] : url;
       if (typeof rawGateway['name'] !== 'string') {
         try {
@@ -189,7 +209,7 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
           name = url;
         }
       }
-      gateway = { url, tokenEnv, name };
+      gateway = { url, tokenEnv, ownTokenEnv, name };
     }
   }
 
