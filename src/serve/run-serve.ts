@@ -144,11 +144,15 @@ export async function runServe(options: ServeOptions): Promise<number> {
       resolveExit(requested ? 0 : exitStatus(exit));
     },
   });
-  await supervisor.start({ spec: opened.spec });
-
   // Kept so the last line waits for the stop's own records (a kill after the grace period).
   let stopped: Promise<void> = Promise.resolve();
+  // An object, not two lets: the signal handler changes it while the start is awaited.
+  const phase = { engineStarted: false, stopRequested: false };
   const stop = (): void => {
+    phase.stopRequested = true;
+    if (!phase.engineStarted) {
+      return; // stopped as soon as the start has finished
+    }
     stopped = supervisor.stop().catch((error: unknown) => {
       logger.error('could not stop the engine', { reason: (error as Error).message });
     });
@@ -156,8 +160,21 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const onSignal = (): void => {
     stop();
   };
+  // Taken before the engine starts: a signal during the start still stops it cleanly and serve
+  // still prints its last line, instead of Node's default exit.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  try {
+    await supervisor.start({ spec: opened.spec });
+  } catch (error) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    throw error;
+  }
+  phase.engineStarted = true;
+  if (phase.stopRequested) {
+    stop();
+  }
 
   let closeApi: (() => Promise<void>) | undefined;
   try {
