@@ -28,6 +28,7 @@ describe('docs/fleet-file.md', () => {
       tokenEnv: 'GATEWAY_TOKEN',
       name: 'gpu-gw:4000',
     });
+    expect(result.value.cors).toEqual(['https://chat.example']);
     expect(result.value.nodes.map((node) => [node.name, node.port, node.wake])).toEqual([
       ['gpu-a', 4242, 'on'],
       ['gpu-b', 4242, 'off'],

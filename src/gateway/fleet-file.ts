@@ -7,6 +7,7 @@
 import { parse as parseYaml } from 'yaml';
 
 import { failed, ok, type Result } from '../core/project/diagnostics.ts';
+import { corsOrigins } from './cors.ts';
 
 export type WakePolicy = 'on' | 'off';
 export type Preference = 'idle' | 'active';
@@ -48,6 +49,8 @@ export interface Fleet {
     readonly tags?: Readonly<Record<string, number>>;
   };
   readonly gateway?: { readonly url: string; readonly tokenEnv: string; readonly name: string };
+  /** `gateway.cors`: the origins browsers may call the gateway from; absent allows any (GUIDE D22). */
+  readonly cors?: readonly string[];
 }
 
 export type Variables = Readonly<Record<string, string | undefined>>;
@@ -168,8 +171,14 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
   }
 
   let gateway: Fleet['gateway'];
+  let cors: string[] | undefined;
   const rawGateway = document['gateway'];
-  if (rawGateway !== undefined) {
+  if (isRecord(rawGateway) && rawGateway['cors'] !== undefined) {
+    cors = corsOrigins(rawGateway['cors'], problem);
+  }
+  // A section that only restricts CORS needs no url: the url is for agents, the list for browsers.
+  const corsOnly = isRecord(rawGateway) && rawGateway['url'] === undefined && cors !== undefined;
+  if (rawGateway !== undefined && !corsOnly) {
     if (
       !isRecord(rawGateway) ||
       typeof rawGateway['url'] !== 'string' ||
@@ -309,5 +318,6 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     ...(fleetWake === undefined ? {} : { wake: fleetWake }),
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(gateway === undefined ? {} : { gateway }),
+    ...(cors === undefined ? {} : { cors }),
   });
 }
