@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Agent, type Dispatcher, errors } from 'undici';
 
+import { drainOrClose } from './drain.ts';
 import { GatewayError } from './gateway-error.ts';
 import type { EngineTarget } from './route.ts';
 
@@ -126,10 +127,7 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
     for await (const chunk of reply.body) {
       // A slow reader holds the engine back rather than growing a buffer here.
       if (!outgoing.write(chunk as Buffer) && !gone(outgoing)) {
-        await new Promise((resolve) => {
-          outgoing.once('drain', resolve);
-          outgoing.once('close', resolve);
-        });
+        await drainOrClose(outgoing);
       }
     }
     outgoing.end();
