@@ -16,6 +16,8 @@ export interface GatewayOptions {
   readonly listen: ListenAddress;
   readonly token?: string;
   readonly wakeTimeoutMs: number;
+  /** How long a non-streamed reply may take (--reply-timeout); streams have no limit. */
+  readonly replyTimeoutMs: number;
   readonly logger: Logger;
   readonly configDir: string;
   readonly env: Variables;
@@ -34,6 +36,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     waker,
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
+    replyTimeoutMs: options.replyTimeoutMs,
+    ...(options.fleet.cors === undefined ? {} : { cors: options.fleet.cors }),
+    startedAt: Date.now(),
   });
   const address = await listen(server, options.listen);
   return {
