@@ -8,7 +8,6 @@ import { request as httpRequest } from 'node:http';
 
 import { describe, expect, it } from 'vitest';
 
-import { freePort } from '../support/daemon.ts';
 import { authorized, type GatewayFleet, startGatewayFleet } from '../support/gateway-fleet.ts';
 
 const chat = (extra: Record<string, unknown> = {}): string =>
@@ -22,7 +21,7 @@ async function oneNode(
     [
       {
         name: 'box',
-        svcfile: `PROVIDER llamacpp\nMODEL org/m\nALIAS m\nBASEURL 127.0.0.1:${await freePort()}\n`,
+        svcfile: 'PROVIDER llamacpp\nMODEL org/m\nALIAS m\nBASEURL 127.0.0.1:{port}\n',
         fake,
       },
     ],
@@ -53,7 +52,7 @@ describe('wake progress for streamed requests', { timeout: 120_000 }, () => {
   it('sends headers and ": waking" comments while an engine takes 8 s to load, then its stream', async () => {
     const fleet = await oneNode('slow-health:8000');
     const reply = await post(fleet, chat({ stream: true }));
-    expect(reply.status).toBe(200);
+    expect(reply.status, await reply.clone().text()).toBe(200);
     expect(reply.headers.get('content-type')).toBe('text/event-stream');
     expect(reply.headers.get('x-svc-node')).toBe('box');
     const text = await readAll(reply);

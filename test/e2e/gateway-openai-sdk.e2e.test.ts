@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 
-import { freePort } from '../support/daemon.ts';
 import {
   authorized,
   GATEWAY_TOKEN,
@@ -40,7 +39,7 @@ async function tinyFleet(): Promise<GatewayFleet> {
   return startGatewayFleet([
     {
       name: 'gpu',
-      svcfile: `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nPRESET tiny.ini\nBASEURL 127.0.0.1:${await freePort()}\n`,
+      svcfile: `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nPRESET tiny.ini\nBASEURL 127.0.0.1:{port}\n`,
       // llama-server answers /v1/embeddings only with --embeddings, and only OpenAI-style with a
       // pooling other than none; chat and completions keep working beside it.
       files: { 'tiny.ini': '[tiny]\nembeddings = 1\npooling = mean\n' },

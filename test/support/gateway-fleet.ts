@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { FAKE_BIN_DIR, startTestDaemon, type TestDaemon } from './daemon.ts';
+import { FAKE_BIN_DIR, freePort, startTestDaemon, type TestDaemon } from './daemon.ts';
 import { startProcess, type TestProcess } from './processes.ts';
 import { SVC, tempDir } from './svc.ts';
 
@@ -17,6 +17,7 @@ export const ENGINE_KEY = 'engine-key-9c0d';
 
 export interface FleetNodeSpec {
   readonly name: string;
+  /** The node's Svcfile; `{port}` becomes a free port picked once the gateway is up. */
   readonly svcfile: string;
   /** Extra fleet-file lines for this node (indented under it). */
   readonly extra?: readonly string[];
@@ -50,7 +51,6 @@ export async function startGatewayFleet(
   const daemons: Record<string, TestDaemon> = {};
   const lines = [...(options.top ?? []), 'nodes:'];
   for (const node of nodes) {
-    await writeFile(join(dir, `${node.name}.svc`), node.svcfile);
     for (const [name, text] of Object.entries(node.files ?? {})) {
       await writeFile(join(dir, name), text);
     }
@@ -91,6 +91,15 @@ export async function startGatewayFleet(
     },
   );
   const [, url = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  // The gateway reads a node's Svcfile when it first needs it: writing it now, with an engine
+  // port picked after every daemon and the gateway have bound theirs, keeps the window in which
+  // another process could take that port as short as it can be.
+  for (const node of nodes) {
+    const svcfile = node.svcfile.includes('{port}')
+      ? node.svcfile.replaceAll('{port}', String(await freePort()))
+      : node.svcfile;
+    await writeFile(join(dir, `${node.name}.svc`), svcfile);
+  }
   return {
     dir,
     daemons,
