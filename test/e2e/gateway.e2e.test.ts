@@ -250,7 +250,8 @@ describe('svc gateway with real llama-server nodes', () => {
       expect(text).not.toContain(NODE_TOKEN);
       expect(text).not.toContain(ENGINE_KEY);
     }
-  });
+    // Two real engines and a dozen round trips: on a loaded 2-core machine this took over 30 s.
+  }, 120_000);
 });
 
 describe('svc gateway with fake engines', () => {
@@ -358,7 +359,16 @@ describe('svc gateway with fake engines', () => {
       signal: abort.signal,
     });
     const reader = (reply.body as ReadableStream<Uint8Array>).getReader();
-    await reader.read();
+    // A slow wake sends ": waking" comments first: abort once the engine's own stream has begun.
+    const decoder = new TextDecoder();
+    let received = '';
+    while (!received.includes('data: ')) {
+      const { value, done } = await reader.read();
+      if (done) {
+        break;
+      }
+      received += decoder.decode(value, { stream: true });
+    }
     abort.abort();
     const logs = async (): Promise<string> =>
       (
