@@ -10,6 +10,9 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/support/**/*.test.ts'],
           environment: 'node',
+          // No test depends on the machine's speed: properties run a fixed numRuns, and the
+          // limit is generous enough for a loaded 2-core machine (vitest's default is 5 s).
+          testTimeout: 60_000,
         },
       },
       {
@@ -17,10 +20,13 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.e2e.test.ts'],
           environment: 'node',
+          // Installs the test engine and tmux, or stops at once naming what is missing.
+          globalSetup: ['test/support/e2e-prerequisites.ts'],
           pool: 'forks',
           fileParallelism: false,
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          // Roomy: real engines on a loaded 2-core machine; each test waits for readiness itself.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
     ],

@@ -1,17 +1,20 @@
 /**
  * `npm run bench`: runs each benchmark and rewrites its section of docs/benchmarks.md, between
  * `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so the page always shows the last run.
- * BENCH_ONLY=startup|sampler|gateway runs one section and leaves the others' figures as they are.
+ * BENCH_ONLY=startup|sampler|gateway|wake|fleet runs one section and leaves the others' figures as
+ * they are.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { writeTinyModel } from '../test/support/tiny-model.ts';
+import { benchFleet, type FleetFigures } from './fleet.ts';
 import { benchGateway } from './gateway.ts';
 import { benchSamplerCost } from './sampler-cost.ts';
 import { benchStartup } from './startup.ts';
+import { benchWake } from './wake.ts';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../..');
 const page = join(repoRoot, 'docs', 'benchmarks.md');
@@ -103,6 +106,72 @@ async function gatewaySection(model: string): Promise<string> {
   ].join('\n');
 }
 
+async function wakeSection(model: string): Promise<string> {
+  const wake = await benchWake(repoRoot, model, Number(process.env['BENCH_WAKES'] ?? 8));
+  const sorted = [...wake.gapsMs].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  const worst = sorted.at(-1) ?? Number.NaN;
+  return [
+    `Measured ${machine()}: ${wake.wakes} wakes of a stopped daemon node by a streamed gateway request, default`,
+    'sampler interval; the gap from the engine first answering /health (watched every 10 ms) to the first byte',
+    'at the gateway. Real llama-server, tiny model; the node is stopped between wakes.',
+    '',
+    '| figure | measured | target |',
+    '|---|---|---|',
+    `| wake gap, median | ${ms(median)} | |`,
+    `| wake gap, worst of ${wake.wakes} | ${ms(worst)} | ≤ 1000 ms (${met(worst <= 1000)}) |`,
+    `| every wake | ${wake.gapsMs.map((gap) => gap.toFixed(0)).join(', ')} ms | |`,
+  ].join('\n');
+}
+
+async function fleetSection(): Promise<string> {
+  // BENCH_FLEET_SIZES=1,100 shortens the run while iterating; the recorded figures use the default.
+  const sizes = (process.env['BENCH_FLEET_SIZES'] ?? '1,100,1000,10000').split(',').map(Number);
+  const bench = await benchFleet(
+    repoRoot,
+    sizes,
+    Number(process.env['BENCH_FLEET_COMPLETIONS'] ?? 400),
+  );
+  const at = (nodes: number): FleetFigures | undefined =>
+    bench.sizes.find((figures) => figures.nodes === nodes);
+  const pair = (value: { p50: number; p99: number }): string =>
+    `${ms(value.p50)} / ${ms(value.p99)}`;
+  const thousand = at(1_000);
+  const tenThousand = at(10_000);
+  const hungRatio = bench.paired.hung.p99 / bench.paired.single.p99;
+  // node-states.ts: one call per node per 2 s period while in use, at most 200/s fleet-wide in
+  // the background, plus the 2 s period of the (up to 4) nodes the traffic is routed to.
+  const loadLimit = (nodes: number): number => Math.min(nodes / 2, 200) + 2;
+  const loadOk = bench.sizes.every(
+    (figures) => figures.statusPerSecond <= loadLimit(figures.nodes),
+  );
+  return [
+    `Measured ${machine()}, load average ${loadavg()[0]?.toFixed(1) ?? '?'} at the end (other work shares this machine). The built gateway under \`ulimit -n 1024\` in front of a simulated fleet in one`,
+    'other process (bench/fake-fleet.ts: fake daemon control APIs on 127.0.0.1 ports, 4 fake OpenAI engines);',
+    `cold = the first call after start-up (one sample); warm = sequential calls after it; routed = ${bench.completions}`,
+    'sequential non-streaming completions (one every 10 ms after 50 unmeasured) cycling over 4 models, then the same with a node that accepts and',
+    'never answers first in the fleet file. Status/s counts calls answered at the nodes during the traffic.',
+    '',
+    '| nodes | start-up | /v1/models cold | /v1/fleet cold | /v1/models warm p50 / p99 | /v1/fleet warm p50 / p99 | routed p50 / p99 | routed, one hung node, p50 / p99 | status/s at nodes | RSS | fds | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...bench.sizes.map(
+      (figures) =>
+        `| ${figures.nodes.toLocaleString('en')} | ${ms(figures.startupMs)} | ${ms(figures.modelsCold)} | ${ms(figures.fleetCold)} | ${pair(figures.modelsWarm)} | ${pair(figures.fleetWarm)} | ${pair(figures.routed)} | ${pair(figures.routedHung)} | ${figures.statusPerSecond.toFixed(0)} | ${figures.rssMiB.toFixed(0)} MiB | ${figures.descriptors} | ${figures.errors} |`,
+    ),
+    '',
+    `Idle (no request for 30 s), ${bench.idleNodes.toLocaleString('en')} nodes: ${bench.idleStatusPerSecond.toFixed(2)} status requests/s at the nodes.`,
+    '',
+    '| target | measured | verdict |',
+    '|---|---|---|',
+    `| routed p99 with one hung node in 1,000 nodes ≤ 2× a 1-node fleet's (interleaved, same run) | ${ms(bench.paired.hung.p99)} vs ${ms(bench.paired.single.p99)} (${hungRatio.toFixed(2)}×; p50 ${ms(bench.paired.hung.p50)} vs ${ms(bench.paired.single.p50)}) | ${met(hungRatio <= 2)} |`,
+    `| warm \`/v1/models\` p99 at 1,000 nodes < 50 ms | ${ms(thousand?.modelsWarm.p99 ?? NaN)} | ${met((thousand?.modelsWarm.p99 ?? NaN) < 50)} |`,
+    `| status load ≤ one request per node per refresh period (2 s; 200/s fleet-wide past 400 nodes) | ${bench.sizes.map((figures) => `${figures.statusPerSecond.toFixed(0)}/s at ${figures.nodes.toLocaleString('en')}`).join(', ')} | ${met(loadOk)} |`,
+    `| RSS at 10,000 nodes < 200 MB | ${(tenThousand?.rssMiB ?? NaN).toFixed(0)} MiB | ${met((tenThousand?.rssMiB ?? NaN) < 200)} |`,
+    `| idle gateway: no status requests | ${bench.idleStatusPerSecond.toFixed(2)}/s | ${met(bench.idleStatusPerSecond === 0)} |`,
+    `| no EMFILE or 5xx, 10,000 nodes under ulimit -n 1024 | ${bench.sizes.reduce((sum, figures) => sum + figures.errors, 0)} errors, at most ${Math.max(...bench.sizes.map((figures) => figures.descriptors))} fds | ${met(bench.sizes.every((figures) => figures.errors === 0))} |`,
+  ].join('\n');
+}
+
 const only = process.env['BENCH_ONLY'];
 const runs = (name: string): boolean => only === undefined || only === '' || only === name;
 const model = await writeTinyModel(join(repoRoot, '.cache', 'bench', 'tiny.gguf'));
@@ -111,6 +180,8 @@ const sections: [string, () => string | Promise<string>][] = [
   ['startup', startupSection],
   ['sampler', () => samplerSection(model)],
   ['gateway', () => gatewaySection(model)],
+  ['wake', () => wakeSection(model)],
+  ['fleet', fleetSection],
 ];
 for (const [name, measure] of sections) {
   if (runs(name)) {

@@ -9,7 +9,11 @@ const version = process.env.SVC_VERSION ?? '';
 
 await rm('dist', { recursive: true, force: true });
 await build({
-  entryPoints: ['src/cli.ts'],
+  // The engine watchdog is its own small script: svc spawns it with node (src/core/runner/engine-watchdog.ts).
+  entryPoints: [
+    { in: 'src/cli.ts', out: 'cli' },
+    { in: 'src/core/runner/watchdog.ts', out: 'watchdog' },
+  ],
   outdir: 'dist',
   bundle: true,
   splitting: true,

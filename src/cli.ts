@@ -4,6 +4,7 @@
  * from tests as a plain function.
  */
 import { COMMANDS } from './commands.ts';
+import { closestName } from './core/closest-name.ts';
 import { SvcError, toSvcError } from './core/errors.ts';
 import { renderMainHelp } from './help.ts';
 import { VERSION } from './version.ts';
@@ -23,7 +24,15 @@ async function main(argv: readonly string[]): Promise<number> {
   const entry = COMMANDS.find((command) => command.name === first);
   if (entry === undefined) {
     const what = first.startsWith('-') ? `unknown option "${first}"` : `unknown command "${first}"`;
-    throw new SvcError('ERR_USAGE', `${what}: run svc --help for the commands`);
+    // GUIDE D20: name the closest command, so a typo is fixed in one try.
+    const near = first.startsWith('-')
+      ? undefined
+      : closestName(
+          first,
+          COMMANDS.map((command) => command.name),
+        );
+    const hint = near === undefined ? '' : ` did you mean "${near}"?`;
+    throw new SvcError('ERR_USAGE', `${what}:${hint} run svc --help for the commands`);
   }
   const command = await entry.load();
   const end = rest.indexOf('--');

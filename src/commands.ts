@@ -48,6 +48,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./gateway/fleet-command.ts'),
   },
   {
+    name: 'code',
+    summary: 'Launch a coding agent (opencode, Pi) configured for the fleet',
+    load: () => import('./code/command.ts'),
+  },
+  {
     name: 'alias',
     summary: 'Register, list or remove short names for Svcfiles',
     load: () => import('./alias/command.ts'),

@@ -1,10 +1,11 @@
 /**
- * Flag parsing for every command: node:util parseArgs in strict mode (an unknown flag is an
- * error, never ignored) with one option table that also renders the help text, so help cannot
- * list a flag the command does not take.
+ * Flag parsing for every command: node:util parseArgs in strict mode with one option table that
+ * also renders the help text, so help cannot list a flag the command does not take. An unknown
+ * flag is an error naming the closest known one, never ignored (GUIDE D20), in our own words.
  */
 import { parseArgs } from 'node:util';
 
+import { closestName } from './closest-name.ts';
 import { SvcError } from './errors.ts';
 
 export interface OptionSpec {
@@ -49,32 +50,93 @@ export interface ParsedArgs<T extends OptionTable> {
   readonly positionals: readonly string[];
 }
 
+/** Our own words for parseArgs' refusals (never its raw text, which names no alternative). */
+function usageError(command: string, message: string): SvcError {
+  return new SvcError('ERR_USAGE', `${message} (see svc ${command} --help)`);
+}
+
+/**
+ * Unknown options, found before the strict parse so the error can name the closest known flag
+ * (GUIDE D20): `unknown option --lopback: did you mean --loopback?`.
+ */
+function unknownOptions(options: OptionTable, argv: readonly string[]): string[] {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: parseArgsOptions(options),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const known = Object.keys(options);
+  const problems: string[] = [];
+  const report = (raw: string): void => {
+    const near = raw.startsWith('--') ? closestName(raw.slice(2), known) : undefined;
+    problems.push(`unknown option ${raw}${near === undefined ? '' : `: did you mean --${near}?`}`);
+  };
+  for (const token of tokens) {
+    if (token.kind !== 'option') {
+      continue;
+    }
+    if (!(token.name in options) && token.name !== 'help') {
+      report(token.rawName.startsWith('--') ? `--${token.name}` : token.rawName);
+    } else if (token.inlineValue === false && token.value.startsWith('--')) {
+      // The lenient pass read `--api-addr --lopback` as a value; the typo is still the error.
+      const name = token.value.slice(2).split('=')[0] ?? '';
+      if (!(name in options)) {
+        report(`--${name}`);
+      }
+    }
+  }
+  return problems;
+}
+
+function parseArgsOptions(
+  options: OptionTable,
+): Record<string, { type: 'boolean' | 'string'; short?: string }> {
+  return Object.fromEntries(
+    Object.entries(options).map(([name, spec]) => [
+      name,
+      spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short },
+    ]),
+  );
+}
+
+/** A value-shape refusal from the strict parse, in our words and naming the flag. */
+function valueProblem(options: OptionTable, message: string): string {
+  const name = /--([\w-]+)/.exec(message)?.[1];
+  const spec = name === undefined ? undefined : options[name];
+  if (name === undefined || spec === undefined) {
+    return 'bad arguments';
+  }
+  return spec.type === 'boolean'
+    ? `option --${name} takes no value`
+    : `option --${name} needs a value: --${name} ${spec.value ?? '<value>'}`;
+}
+
 export function parseCommandArgs<T extends OptionTable>(
   command: string,
   options: T,
   argv: readonly string[],
   maxPositionals: number,
 ): ParsedArgs<T> {
+  const unknown = unknownOptions(options, argv);
+  if (unknown.length > 0) {
+    throw usageError(command, unknown.join('; '));
+  }
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: Object.fromEntries(
-        Object.entries(options).map(([name, spec]) => [
-          name,
-          spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short },
-        ]),
-      ),
+      options: parseArgsOptions(options),
       strict: true,
       allowPositionals: true,
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new SvcError('ERR_USAGE', `${message ?? 'bad arguments'} (see svc ${command} --help)`);
+    throw usageError(command, valueProblem(options, error instanceof Error ? error.message : ''));
   }
   if (parsed.positionals.length > maxPositionals) {
     const extra = parsed.positionals.slice(maxPositionals).join(' ');
-    throw new SvcError('ERR_USAGE', `unexpected argument "${extra}" (see svc ${command} --help)`);
+    throw usageError(command, `unexpected argument "${extra}"`);
   }
   return { values: parsed.values as Values<T>, positionals: parsed.positionals };
 }

@@ -48,6 +48,7 @@ describe('parseDuration', () => {
           expect(parseDuration(`${amount}${unit}`)).toBe(amount * units[unit]);
         },
       ),
+      { numRuns: 100 },
     );
   });
 
@@ -61,6 +62,7 @@ describe('parseDuration', () => {
           expect(parseDuration(`${h}h${m}m${s}s`)).toBe(h * 3_600_000 + m * 60_000 + s * 1_000);
         },
       ),
+      { numRuns: 100 },
     );
   });
 
@@ -73,6 +75,7 @@ describe('parseDuration', () => {
           expect(ms).toBeGreaterThan(0);
         }
       }),
+      { numRuns: 100 },
     );
   });
 });

@@ -49,6 +49,10 @@ export const ERROR_CATALOG = {
   ERR_ENGINE_STUCK: 'system',
   /** A fleet file that is missing, does not parse, or names a variable set nowhere. */
   ERR_FLEET: 'user',
+  /** `svc code`: the agent's program is not on PATH. */
+  ERR_AGENT_MISSING: 'user',
+  /** A gateway or node svc asked for something did not answer as the contract says. */
+  ERR_UPSTREAM: 'system',
   /** The alias registry or another state file could not be written. */
   ERR_STATE_WRITE: 'system',
   /** The listen socket could not be opened (address in use, permission denied). */

@@ -108,5 +108,7 @@ export async function run(io: CommandIo): Promise<number> {
 
   logger.info('shutting down', { signal: await signalled });
   await daemon.close();
+  // One clear last line: the engine and the control API are both gone.
+  io.stdout.write('svc daemon stopped\n');
   return 0;
 }

@@ -8,6 +8,7 @@ import { ENGINES } from '../core/engines/engine-table.ts';
 import { specFromDeployConfig } from '../core/engines/from-deploy-config.ts';
 import { locateBinary } from '../core/engines/locate-binary.ts';
 import { SvcError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
 import type { Sampler } from '../core/metrics/sampler.ts';
 import { readLogSlice } from '../core/runner/engine-log.ts';
 import type { Supervisor } from '../core/runner/supervisor.ts';
@@ -23,6 +24,7 @@ export interface DaemonHandlerDeps {
   readonly version: string;
   readonly pathVariable: string | undefined;
   readonly now: () => Date;
+  readonly logger: Logger;
 }
 
 function splitKey(body: StartRequest): { config: DeployConfig; key: string | undefined } {
@@ -86,6 +88,9 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
         } else {
           const stored = await store.load();
           if (stored === undefined) {
+            deps.logger.error('engine start failed', {
+              reason: 'nothing to serve: no deploy config carried or stored',
+            });
             throw new SvcError(
               'ERR_NOTHING_TO_SERVE',
               'nothing to serve: the start carried no deploy config and none is stored (PUT /v1/deploy-config, or start with a body)',
@@ -94,14 +99,24 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
           config = stored.config;
           key = await store.readKey();
         }
-        const spec = prepare(config, key);
+        let spec;
+        try {
+          spec = prepare(config, key);
+        } catch (error) {
+          // spec §1.6: a failed start shows at error; the supervisor logs its own failures.
+          deps.logger.error('engine start failed', { reason: (error as Error).message });
+          throw error;
+        }
         if (key === undefined) {
           await store.clearRunKey();
         } else {
           await store.writeRunKey(key);
         }
+        const secrets = key === undefined ? [] : [key];
         try {
-          await supervisor.start(commit === undefined ? { spec } : { spec, commit });
+          await supervisor.start(
+            commit === undefined ? { spec, secrets } : { spec, commit, secrets },
+          );
         } catch (error) {
           await store.clearRunKey();
           throw error;

@@ -53,6 +53,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     env: options.env,
     startWindowMs: options.startWindowMs ?? 500,
     stopGraceMs: options.stopGraceMs,
+    ...(options.token === undefined ? {} : { secrets: [options.token] }),
   });
   const app = buildControlApi({
     logger: options.logger,
@@ -66,6 +67,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       version: VERSION,
       pathVariable: options.env['PATH'],
       now: () => new Date(),
+      logger: options.logger,
     }),
   });
   await app.ready();

@@ -12,11 +12,12 @@ import type { Logger } from '../core/logger.ts';
 import { corsHeaders, type CorsPolicy, preflightHeaders } from './cors.ts';
 import { errorBody, errorHeaders, GatewayError } from './gateway-error.ts';
 import { listModels, modelIdOf, modelReply, modelsReply } from './model-endpoints.ts';
-import type { FleetView } from './node-snapshots.ts';
+import type { ModelEntry } from './models-list.ts';
+import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { proxy } from './proxy.ts';
 import { proxiedReplyHeaders } from './reply-headers.ts';
 import { isModelEndpoint, modelRequestOf, notServed } from './request-target.ts';
-import { type EngineTarget, route } from './route.ts';
+import type { EngineTarget } from './route.ts';
 import type { Waker } from './wake.ts';
 import { sseError, withWakeProgress } from './wake-progress.ts';
 
@@ -80,8 +81,9 @@ async function complete(
   const arrived = performance.now();
   const { model, streaming } = modelRequestOf(body);
   context.model = model;
-  const snapshots = await deps.view.snapshots();
-  const decision = deps.view.decide(model, snapshots, route);
+  // From the snapshots already held; a wait only when they cannot decide (node-states.ts).
+  const snapshots = await deps.view.forModel(model);
+  const decision = deps.view.decide(model, snapshots);
   let target: EngineTarget;
   let wakeMs: number | undefined;
   if (decision.kind === 'serve') {
@@ -127,17 +129,39 @@ async function complete(
   });
 }
 
-async function models(deps: GatewayDeps): ReturnType<typeof listModels> {
-  const snapshots = await deps.view.snapshots();
-  return listModels(snapshots, (node) => deps.view.wakeableModel(node), {
-    now: Date.now(),
-    startedAt: deps.startedAt,
-  });
+/** The `/v1/models` entries for one set of kept snapshots, computed once per set. */
+function entriesFor(
+  deps: GatewayDeps,
+  snapshots: readonly NodeSnapshot[],
+): Promise<readonly ModelEntry[]> {
+  return deps.view.reply('model-entries', snapshots, (current) =>
+    listModels(current, (node) => deps.view.wakeableModel(node), {
+      now: Date.now(),
+      startedAt: deps.startedAt,
+    }),
+  );
+}
+
+/** `/v1/models/{id}`: one entry from the same kept snapshots as the list. */
+async function modelEntry(deps: GatewayDeps, id: string): Promise<string> {
+  return modelReply(await entriesFor(deps, await deps.view.all()), id);
+}
+
+/** The `/v1/models` body, serialised once per set of snapshots and reused while it holds. */
+async function models(deps: GatewayDeps): Promise<string> {
+  const snapshots = await deps.view.all();
+  return deps.view.reply('models', snapshots, async (current) =>
+    modelsReply(await entriesFor(deps, current)),
+  );
 }
 
 async function topology(deps: GatewayDeps): Promise<string> {
+  const snapshots = await deps.view.all();
+  return deps.view.reply('fleet', snapshots, (current) => fleetReply(deps, current));
+}
+
+async function fleetReply(deps: GatewayDeps, snapshots: readonly NodeSnapshot[]): Promise<string> {
   const { fleet } = deps.view;
-  const snapshots = await deps.view.snapshots();
   const nodes = await Promise.all(
     snapshots.map(async (snapshot) => {
       const base = {
@@ -258,13 +282,13 @@ export function buildGateway(deps: GatewayDeps): Server {
         return;
       }
       if (method === 'GET' && path === '/v1/models') {
-        sendJson(response, 200, modelsReply(await models(deps)));
+        sendJson(response, 200, await models(deps));
         return;
       }
       const id = method === 'GET' ? modelIdOf(path) : undefined;
       if (id !== undefined) {
         context.model = id;
-        sendJson(response, 200, modelReply(await models(deps), id));
+        sendJson(response, 200, await modelEntry(deps, id));
         return;
       }
       if (method === 'GET' && path === '/v1/fleet') {

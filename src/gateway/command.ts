@@ -15,10 +15,10 @@ import {
 import { parseDuration } from '../core/duration.ts';
 import { SvcError } from '../core/errors.ts';
 import { httpUrl } from '../core/http/listen.ts';
-import { formatListenAddress } from '../core/http/listen-address.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
 import { configDirFor } from '../core/paths.ts';
 import { nextShutdownSignal } from '../core/signals.ts';
+import { gatewayAddressHint } from './address-hint.ts';
 import { loadFleet } from './load-fleet.ts';
 import { startGateway } from './start-gateway.ts';
 
@@ -112,15 +112,17 @@ export async function run(io: CommandIo): Promise<number> {
     configDir: configDirFor(io.env, io.cwd),
     env: io.env,
   });
-  const wildcard = ['', '0.0.0.0', '::'].includes(gateway.address.host);
+  const hint = gatewayAddressHint(fleet.gateway, gateway.address);
   io.stdout.write(
     [
       `svc gateway for ${fleetPath} listening on ${httpUrl(gateway.address)}`,
-      `Name http://${wildcard ? '<this-machine>' : formatListenAddress(gateway.address).replace(/:\d+$/, '')}:${gateway.address.port} in the fleet file's gateway section`,
+      ...(hint === undefined ? [] : [hint]),
       '',
     ].join('\n'),
   );
   logger.info('shutting down', { signal: await signalled });
   await gateway.close();
+  // One clear last line, so a script or an operator knows the port is free again.
+  io.stdout.write('svc gateway stopped\n');
   return 0;
 }

@@ -7,11 +7,14 @@ import { resolve } from 'node:path';
 
 import type { CommandIo } from '../commands.ts';
 import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
+import { mapBounded } from './call-limiter.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { loadFleet, nodeSourceConfig } from './load-fleet.ts';
 import { nodeStart, nodeStatus, nodeStop } from './node-client.ts';
+import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 
 const OPTIONS = {
   fleet: {
@@ -69,12 +72,18 @@ function pick(fleet: Fleet, names: readonly string[], all: boolean, verb: string
   });
 }
 
+/** GUIDE D20: a misspelt verb is refused naming the closest one. */
+function nearVerb(verb: string | undefined): string {
+  const near = verb === undefined ? undefined : closestName(verb, ['status', 'start', 'stop']);
+  return near === undefined ? '' : `: did you mean "${near}"?`;
+}
+
 export async function run(io: CommandIo): Promise<number> {
   const [verb, ...rest] = io.argv;
   if (verb !== 'status' && verb !== 'start' && verb !== 'stop') {
     throw new SvcError(
       'ERR_USAGE',
-      `svc fleet takes status, start or stop${verb === undefined ? '' : `, not "${verb}"`} (see svc fleet --help)`,
+      `svc fleet takes status, start or stop${verb === undefined ? '' : `, not "${verb}"`}${nearVerb(verb)} (see svc fleet --help)`,
     );
   }
   const { values, positionals } = parseCommandArgs(
@@ -86,8 +95,14 @@ export async function run(io: CommandIo): Promise<number> {
   const fleet = await loadFleet(resolve(io.cwd, values.fleet ?? 'fleet.yaml'), io.env);
 
   if (verb === 'status') {
-    const replies = await Promise.all(
-      fleet.nodes.map(async (node) => ({ node, reply: await nodeStatus(node) })),
+    // The same fan-out bound as the gateway's, so a fleet of thousands stays within ulimit -n.
+    const replies = await mapBounded(
+      fleet.nodes,
+      NODE_STATES_DEFAULTS.concurrency,
+      async (node) => ({
+        node,
+        reply: await nodeStatus(node),
+      }),
     );
     if (values.json === true) {
       io.stdout.write(

@@ -26,6 +26,7 @@ describe('docs/fleet-file.md', () => {
     expect(result.value.gateway).toEqual({
       url: 'http://gpu-gw:4000',
       tokenEnv: 'GATEWAY_TOKEN',
+      ownTokenEnv: true,
       name: 'gpu-gw:4000',
     });
     expect(result.value.cors).toEqual(['https://chat.example']);

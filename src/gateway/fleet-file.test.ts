@@ -332,22 +332,29 @@ describe('token variables', () => {
     expect(found[1]).toMatch(/ENGINE_KEY is not set \(node "a", engineTokenEnv\)/);
   });
 
+  it('in lenient mode keeps the names of unset variables and no values (GUIDE D24)', () => {
+    const result = parseFleet(text, 'fleet.yaml', {
+      env: {},
+      dotenv: {},
+      nodeTokens: 'lenient',
+    });
+    expect(result.ok).toBe(true);
+    const node = result.ok ? result.value.nodes[0] : undefined;
+    expect(node).toMatchObject({ tokenEnv: 'NODE_TOKEN', engineTokenEnv: 'ENGINE_KEY' });
+    expect(node?.token).toBeUndefined();
+    expect(node?.engineKey).toBeUndefined();
+  });
+
   it('refuses a tokenEnv that is not a variable name', () => {
     expect(problems(oneNode('tokenEnv: 5'))).toEqual([
       'fleet.yaml: node "a": tokenEnv must name an environment variable',
     ]);
   });
 
-  it('ignores a literal token: key (unknown keys do nothing)', () => {
-    const node = parsed(oneNode('token: abc', 'engineKey: xyz')).nodes[0];
-    expect(node).toEqual({
-      name: 'a',
-      kind: 'daemon',
-      host: 'h',
-      port: 4242,
-      wake: 'on',
-      ownWake: false,
-    });
+  it('refuses a literal token: key instead of ignoring it (GUIDE D20)', () => {
+    expect(problems(oneNode('token: abc'))).toEqual([
+      'fleet.yaml: unknown key "token" in node "a" (line 4): did you mean "tokenEnv"?',
+    ]);
   });
 
   it('leaves a node without tokenEnv unauthenticated', () => {
@@ -371,6 +378,7 @@ describe('gateway section', () => {
     expect(parsed(withGateway('url: http://gpu-box:4000')).gateway).toEqual({
       url: 'http://gpu-box:4000',
       tokenEnv: 'OPENAI_API_KEY',
+      ownTokenEnv: false,
       name: 'gpu-box:4000',
     });
   });
@@ -378,7 +386,7 @@ describe('gateway section', () => {
   it('keeps a given tokenEnv and name', () => {
     expect(
       parsed(withGateway('url: https://gw.example', 'tokenEnv: GW_TOKEN', 'name: lab')).gateway,
-    ).toEqual({ url: 'https://gw.example', tokenEnv: 'GW_TOKEN', name: 'lab' });
+    ).toEqual({ url: 'https://gw.example', tokenEnv: 'GW_TOKEN', ownTokenEnv: true, name: 'lab' });
   });
 
   it.each([
@@ -454,12 +462,25 @@ describe('problems', () => {
   });
 
   it.each([
-    ['unbalanced YAML', 'nodes: [\n  - {name: a'],
-    ['a duplicate key', lines('nodes: []', 'nodes: []')],
-  ])('refuses %s as not YAML', (_name, text) => {
+    ['unbalanced YAML', 'nodes: [\n  - {name: a', 'line 2'],
+    ['a duplicate key', lines('nodes: []', 'nodes: []'), 'keep only one of the two entries'],
+    [
+      'a node key indented too little',
+      lines('nodes:', '  - name: a', '   host: h'),
+      'line 3 ("   host: h"): not valid YAML: sequence item without - indicator: indent with spaces',
+    ],
+    [
+      'a node key indented too far',
+      lines('nodes:', '  - name: a', '      host: h'),
+      'line 2 ("  - name: a"): not valid YAML: nested mappings are not allowed in compact mappings: indent with spaces',
+    ],
+    ['a tab', lines('nodes:', '\t- name: a'), 'tabs are not allowed as indentation'],
+  ])('refuses %s as not YAML, ending with what to fix', (_name, text, expected) => {
     const [message, ...rest] = problems(text);
     expect(rest).toEqual([]);
-    expect(message).toMatch(/^fleet\.yaml: not valid YAML: /);
+    expect(message).toMatch(/^fleet\.yaml line \d+ .*: not valid YAML: /);
+    expect(message).toContain(expected);
+    expect(message).not.toMatch(/[:\n]$/);
   });
 
   it.each([
@@ -480,6 +501,7 @@ describe('problems', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
         expect(() => parseFleet(text, 'fleet.yaml', NO_VARIABLES)).not.toThrow();
       }),
+      { numRuns: 200 },
     );
   });
 
@@ -523,6 +545,7 @@ describe('problems', () => {
           expect(() => parseFleet(text, 'fleet.yaml', NO_VARIABLES)).not.toThrow();
         },
       ),
+      { numRuns: 200 },
     );
   });
 });

@@ -1,13 +1,12 @@
 /**
  * The fleet file (`fleet.yaml`, ../shared/reference/original-behaviour.md §7): the nodes a gateway
  * serves and the settings it routes by. Pure: YAML text and the variables it may reference in,
- * a Fleet or every problem found (each naming the node) out. YAML 1.2, so `wake: on` stays the
- * string "on".
+ * a Fleet or every problem found (each naming the node) out. The YAML itself, and the refusal of
+ * unknown keys (GUIDE D20), are fleet-yaml.ts's.
  */
-import { parse as parseYaml } from 'yaml';
-
 import { failed, ok, type Result } from '../core/project/diagnostics.ts';
 import { corsOrigins } from './cors.ts';
+import { readFleetYaml } from './fleet-yaml.ts';
 
 export type WakePolicy = 'on' | 'off';
 export type Preference = 'idle' | 'active';
@@ -48,9 +47,19 @@ export interface Fleet {
     readonly total?: number;
     readonly tags?: Readonly<Record<string, number>>;
   };
-  readonly gateway?: { readonly url: string; readonly tokenEnv: string; readonly name: string };
+  readonly gateway?: FleetGateway;
   /** `gateway.cors`: the origins browsers may call the gateway from; absent allows any (GUIDE D22). */
   readonly cors?: readonly string[];
+}
+
+/** The fleet file's `gateway` section: where agents reach the fleet and the token they present. */
+export interface FleetGateway {
+  readonly url: string;
+  /** The variable holding the gateway token; `OPENAI_API_KEY` when the section names none. */
+  readonly tokenEnv: string;
+  /** Whether the section named `tokenEnv` itself (an unset named variable is an error). */
+  readonly ownTokenEnv: boolean;
+  readonly name: string;
 }
 
 export type Variables = Readonly<Record<string, string | undefined>>;
@@ -64,6 +73,12 @@ export interface FleetSources {
   readonly env: Variables;
   /** The `.env` beside the fleet file. */
   readonly dotenv: Variables;
+  /**
+   * `required` (the default) makes a node's unset token variable a problem; `lenient` leaves its
+   * value absent (keeping the variable's name) for commands that need only the `gateway` section,
+   * or one node they check themselves (GUIDE D24).
+   */
+  readonly nodeTokens?: 'required' | 'lenient';
 }
 
 function lookup(name: string, sources: FleetSources): string | undefined {
@@ -76,19 +91,15 @@ function lookup(name: string, sources: FleetSources): string | undefined {
 }
 
 export function parseFleet(text: string, path: string, sources: FleetSources): Result<Fleet> {
-  let document: unknown;
-  try {
-    document = parseYaml(text, { version: '1.2' });
-  } catch (error) {
-    return failed(
-      [`${path}: not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`],
-      'ERR_FLEET',
-    );
+  const read = readFleetYaml(text, path);
+  if (!read.ok) {
+    return read;
   }
+  const document = read.value.data;
   if (!isRecord(document)) {
     return failed([`${path}: expected a mapping with nodes:`], 'ERR_FLEET');
   }
-  const problems: string[] = [];
+  const problems: string[] = [...read.value.unknownKeys];
   const problem = (message: string): void => {
     problems.push(`${path}: ${message}`);
   };
@@ -115,6 +126,9 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
       return {};
     }
     const value = lookup(name, sources);
+    if (value === undefined && sources.nodeTokens === 'lenient') {
+      return { name };
+    }
     if (value === undefined) {
       problem(
         `${name} is not set (node "${node}", ${field}): export it, or put it in the .env beside the fleet file`,
@@ -193,8 +207,9 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
       );
     } else {
       const url = rawGateway['url'];
-      const tokenEnv =
-        typeof rawGateway['tokenEnv'] === 'string' ? rawGateway['tokenEnv'] : 'OPENAI_API_KEY';
+      const ownTokenEnv =
+        typeof rawGateway['tokenEnv'] === 'string' && rawGateway['tokenEnv'] !== '';
+      const tokenEnv = ownTokenEnv ? (rawGateway['tokenEnv'] as string) : 'OPENAI_API_KEY';
       let name = typeof rawGateway['name'] === 'string' ? rawGateway['name'] : url;
       if (typeof rawGateway['name'] !== 'string') {
         try {
@@ -203,7 +218,7 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
           name = url;
         }
       }
-      gateway = { url, tokenEnv, name };
+      gateway = { url, tokenEnv, ownTokenEnv, name };
     }
   }
 

@@ -14,9 +14,28 @@ import { deployConfigFromSpec } from '../core/project/deploy-config-from-project
 import { unwrap } from '../core/project/diagnostics.ts';
 import { originOf } from '../core/project/load.ts';
 import { openProject } from '../core/project/open-project.ts';
-import { type Fleet, type FleetNode, parseFleet, type Variables } from './fleet-file.ts';
+import {
+  type Fleet,
+  type FleetNode,
+  type FleetSources,
+  parseFleet,
+  type Variables,
+} from './fleet-file.ts';
 
-export async function loadFleet(path: string, env: Variables): Promise<Fleet> {
+/** The `.env` beside a fleet file; none is an empty set. */
+export async function fleetDotenv(path: string): Promise<Variables> {
+  try {
+    return parseEnv(await readFile(resolve(dirname(path), '.env'), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+export async function loadFleet(
+  path: string,
+  env: Variables,
+  nodeTokens: FleetSources['nodeTokens'] = 'required',
+): Promise<Fleet> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -32,13 +51,8 @@ export async function loadFleet(path: string, env: Variables): Promise<Fleet> {
       `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'read failed'})`,
     );
   }
-  let dotenv: Variables = {};
-  try {
-    dotenv = parseEnv(await readFile(resolve(dirname(path), '.env'), 'utf8'));
-  } catch {
-    // no .env beside the fleet file
-  }
-  return unwrap(parseFleet(text, path, { env, dotenv }), 'ERR_FLEET');
+  const dotenv = await fleetDotenv(path);
+  return unwrap(parseFleet(text, path, { env, dotenv, nodeTokens }), 'ERR_FLEET');
 }
 
 /** Where a daemon node's Svcfile is (see the module comment), or why there is none. */

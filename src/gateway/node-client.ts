@@ -7,7 +7,14 @@ import { Agent, request } from 'undici';
 import type { DeployConfig, StatusResponse } from '../core/contract/schemas.ts';
 import type { FleetNode } from './fleet-file.ts';
 
-const agent = new Agent({ keepAliveTimeout: 4_000, connections: 8 });
+/**
+ * Control-API connections are short-lived and few: one per node at most, and a status call closes
+ * its connection when answered (`reset`), so a fleet of thousands holds no descriptor per node at
+ * rest (a daemon's keep-alive hint of 72 s would otherwise keep one open per node). The callers
+ * bound how many calls run at once; the engine proxy has its own dispatcher, so control calls
+ * never take connections from completions.
+ */
+const agent = new Agent({ connections: 1, keepAliveTimeout: 1_000, keepAliveMaxTimeout: 1_000 });
 
 export type NodeOutcome = 'unreachable' | 'unauthorized' | 'unsupported' | 'failed';
 
@@ -25,12 +32,14 @@ async function call<T>(
   path: string,
   body: unknown,
   timeoutMs: number,
+  reset = false,
 ): Promise<NodeReply<T>> {
   const url = `${controlUrl(node)}${path}`;
   try {
     const reply = await request(url, {
       method,
       dispatcher: agent,
+      reset,
       signal: AbortSignal.timeout(timeoutMs),
       headers: {
         ...(node.token === undefined ? {} : { authorization: `Bearer ${node.token}` }),
@@ -63,8 +72,13 @@ async function call<T>(
   }
 }
 
-export function nodeStatus(node: FleetNode, timeoutMs = 5_000): Promise<NodeReply<StatusResponse>> {
-  return call<StatusResponse>(node, 'GET', '/v1/status', undefined, timeoutMs);
+export const STATUS_TIMEOUT_MS = 5_000;
+
+export function nodeStatus(
+  node: FleetNode,
+  timeoutMs = STATUS_TIMEOUT_MS,
+): Promise<NodeReply<StatusResponse>> {
+  return call<StatusResponse>(node, 'GET', '/v1/status', undefined, timeoutMs, true);
 }
 
 export function nodeStart(
@@ -79,3 +93,17 @@ export function nodeStart(
 export function nodeStop(node: FleetNode, timeoutMs = 30_000): Promise<NodeReply<StatusResponse>> {
   return call<StatusResponse>(node, 'POST', '/v1/stop', undefined, timeoutMs);
 }
+
+/**
+ * What the gateway's fleet state and waker need from a node, and nothing about how it is reached:
+ * the narrow seam other node kinds plug into (GUIDE D21).
+ */
+export interface NodeClient {
+  status(node: FleetNode, timeoutMs?: number): Promise<NodeReply<StatusResponse>>;
+  start(node: FleetNode, config: DeployConfig): Promise<NodeReply<StatusResponse>>;
+}
+
+export const daemonNodeClient: NodeClient = {
+  status: nodeStatus,
+  start: (node, config) => nodeStart(node, config),
+};

@@ -1,68 +1,116 @@
 /**
- * What every node is doing now: one concurrent fan-out of GET /v1/status (5 s per node), reused
- * for a short window so a burst of requests costs one fan-out; and what each stopped node would
- * start with, read from its Svcfile source at most once per window (spec §4.2 rule 1).
+ * The fleet as the gateway's requests see it: node snapshots from the state holder
+ * (node-states.ts), the routing decision made once per model for each set of snapshots, and what
+ * each stopped node would start with, read from its Svcfile source at most once per window
+ * (spec §4.2 rule 1).
  */
-import type { StatusResponse } from '../core/contract/schemas.ts';
 import type { Fleet, FleetNode, Variables } from './fleet-file.ts';
 import { modelNameOf, type NodeSource, nodeSourceConfig } from './load-fleet.ts';
-import { type NodeOutcome, nodeStatus } from './node-client.ts';
+import type { NodeSnapshot } from './node-snapshot.ts';
+import type { NodeStates } from './node-states.ts';
+import { type Decision, route, serves } from './route.ts';
 
-export type NodeSnapshot =
-  | { readonly node: FleetNode; readonly ok: true; readonly status: StatusResponse }
-  | {
-      readonly node: FleetNode;
-      readonly ok: false;
-      readonly outcome: NodeOutcome;
-      readonly detail: string;
-    };
+export type { NodeSnapshot } from './node-snapshot.ts';
 
-const STATUS_TTL_MS = 2_000;
 const SOURCE_TTL_MS = 30_000;
+/** How old a view of the fleet a request may route from (node-states.ts currentWithin). */
+const VIEW_LAG_MS = 250;
 
 export class FleetView {
-  private statuses: { at: number; snapshots: Promise<NodeSnapshot[]> } | undefined;
   private readonly sources = new Map<string, { at: number; source: Promise<NodeSource> }>();
   /** Routing decisions for the current snapshots: the same inputs give the same decision. */
-  private decisions = new WeakMap<readonly NodeSnapshot[], Map<string, unknown>>();
+  private decisions = new WeakMap<readonly NodeSnapshot[], Map<string, Decision>>();
+  /** Replies computed from one set of snapshots (/v1/models, /v1/fleet), reused while it holds. */
+  private replies = new WeakMap<readonly NodeSnapshot[], Map<string, Promise<unknown>>>();
 
   constructor(
     readonly fleet: Fleet,
+    readonly states: NodeStates,
     private readonly context: { configDir: string; env: Variables },
   ) {}
 
-  /** Node statuses, fresh within the window; `fresh` forces a new fan-out (after a wake). */
-  snapshots(fresh = false): Promise<NodeSnapshot[]> {
-    const now = Date.now();
-    if (fresh || this.statuses === undefined || now - this.statuses.at > STATUS_TTL_MS) {
-      const snapshots = Promise.all(
-        this.fleet.nodes.map(async (node): Promise<NodeSnapshot> => {
-          const reply = await nodeStatus(node);
-          return reply.ok
-            ? { node, ok: true, status: reply.value }
-            : { node, ok: false, outcome: reply.outcome, detail: reply.detail };
-        }),
-      );
-      this.statuses = { at: now, snapshots };
+  /**
+   * The snapshots a request for `model` routes from: at once when the fresh ones already name a
+   * node to serve it; otherwise after the nodes without a fresh snapshot answer (those whose last
+   * snapshot served the model first), returning early as soon as one of them serves it. A node
+   * that does not answer holds up only requests nothing else can serve.
+   */
+  async forModel(model: string): Promise<readonly NodeSnapshot[]> {
+    this.states.use();
+    const state = this.states.currentWithin(VIEW_LAG_MS);
+    const decision = this.decide(model, state.snapshots);
+    if (decision.kind === 'serve') {
+      this.states.routedTo(decision.target.node);
+      return state.snapshots;
     }
-    return this.statuses.snapshots;
+    if (state.pending.length === 0) {
+      return state.snapshots;
+    }
+    const first = state.pending.filter((node) => {
+      const last = this.states.last(node);
+      return last !== undefined && serves(last, model);
+    });
+    const settled = await this.states.until(
+      state.pending,
+      first,
+      (current) => this.decide(model, current.snapshots).kind === 'serve',
+    );
+    return settled.snapshots;
   }
 
-  /** `decide(model, snapshots)` computed once per model for each set of snapshots (the hot path). */
-  decide<T>(
-    model: string,
-    snapshots: readonly NodeSnapshot[],
-    decide: (model: string, snapshots: readonly NodeSnapshot[], fleet: Fleet) => T,
-  ): T {
+  /** Every node's snapshot (for /v1/models and /v1/fleet): waits only for nodes not fresh. */
+  async all(): Promise<readonly NodeSnapshot[]> {
+    this.states.use();
+    const state = this.states.current();
+    if (state.pending.length === 0) {
+      return state.snapshots;
+    }
+    await this.states.until(state.pending, [], () => false);
+    // Each pending node has answered or timed out since; a stale one is still listed as it was.
+    return this.fleet.nodes.flatMap((node) => {
+      const last = this.states.last(node);
+      return last === undefined ? [] : [last];
+    });
+  }
+
+  /** The routing decision for `model` over `snapshots`, computed once per set (the hot path). */
+  decide(model: string, snapshots: readonly NodeSnapshot[]): Decision {
     let byModel = this.decisions.get(snapshots);
     if (byModel === undefined) {
       byModel = new Map();
       this.decisions.set(snapshots, byModel);
     }
-    if (!byModel.has(model)) {
-      byModel.set(model, decide(model, snapshots, this.fleet));
+    let decision = byModel.get(model);
+    if (decision === undefined) {
+      decision = route(model, snapshots, this.fleet);
+      byModel.set(model, decision);
     }
-    return byModel.get(model) as T;
+    return decision;
+  }
+
+  /**
+   * `compute(snapshots)` once per set of snapshots and `key`: a reply body built from them (or
+   * what several bodies share, such as the model entries behind /v1/models and /v1/models/{id}).
+   * Each key has one result type, chosen by its callers.
+   */
+  reply<T>(
+    key: string,
+    snapshots: readonly NodeSnapshot[],
+    compute: (snapshots: readonly NodeSnapshot[]) => Promise<T>,
+  ): Promise<T> {
+    let byKey = this.replies.get(snapshots);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.replies.set(snapshots, byKey);
+    }
+    let body = byKey.get(key) as Promise<T> | undefined;
+    if (body === undefined) {
+      body = compute(snapshots);
+      byKey.set(key, body);
+      // A failure is not kept: the next call computes again.
+      body.catch(() => byKey.delete(key));
+    }
+    return body;
   }
 
   /** The node's Svcfile source, read at most once per window (a failure is cached too). */

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { StatusResponse } from '../core/contract/schemas.ts';
 import type { Fleet, FleetNode, Preference } from './fleet-file.ts';
-import type { NodeSnapshot } from './node-snapshots.ts';
+import type { NodeSnapshot } from './node-snapshot.ts';
 import { type Decision, describeFleet, engineTarget, route, serves } from './route.ts';
 
 const MODEL = 'org/model';

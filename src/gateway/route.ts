@@ -6,7 +6,7 @@
  */
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import type { GatewayErrorCode } from './gateway-error.ts';
-import type { NodeSnapshot } from './node-snapshots.ts';
+import type { NodeSnapshot } from './node-snapshot.ts';
 
 export interface EngineTarget {
   readonly node: FleetNode;

@@ -8,7 +8,10 @@ import type { ListenAddress } from '../core/http/listen-address.ts';
 import type { Logger } from '../core/logger.ts';
 import { buildGateway } from './app.ts';
 import type { Fleet, Variables } from './fleet-file.ts';
+import { daemonNodeClient, STATUS_TIMEOUT_MS } from './node-client.ts';
+import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 import { FleetView } from './node-snapshots.ts';
+import { NodeStates } from './node-states.ts';
 import { Waker } from './wake.ts';
 
 export interface GatewayOptions {
@@ -29,8 +32,19 @@ export interface RunningGateway {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
-  const view = new FleetView(options.fleet, { configDir: options.configDir, env: options.env });
-  const waker = new Waker(view, options.wakeTimeoutMs, options.logger);
+  const states = new NodeStates(options.fleet.nodes, {
+    ...NODE_STATES_DEFAULTS,
+    client: daemonNodeClient,
+    timeoutMs: STATUS_TIMEOUT_MS,
+    now: () => Date.now(),
+    // Unref'd: the refresh loop never holds the process open on its own.
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+  });
+  const view = new FleetView(options.fleet, states, {
+    configDir: options.configDir,
+    env: options.env,
+  });
+  const waker = new Waker(view, options.wakeTimeoutMs, options.logger, daemonNodeClient);
   const server = buildGateway({
     view,
     waker,
@@ -41,6 +55,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     startedAt: Date.now(),
   });
   const address = await listen(server, options.listen);
+  // The first round starts at once, so the first requests find most of the fleet already known.
+  states.use();
   return {
     address,
     async close(graceMs = 3_000) {
@@ -49,6 +65,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           resolve();
         });
       });
+      states.close();
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;

@@ -11,11 +11,14 @@ import { GatewayError } from './gateway-error.ts';
 import { modelNameOf, type NodeSource, reportedModelOf } from './load-fleet.ts';
 import { wakeableModels } from './model-endpoints.ts';
 import { availableText, modelEntries } from './models-list.ts';
-import { nodeStart, nodeStatus } from './node-client.ts';
+import type { NodeClient } from './node-client.ts';
+import { snapshotOf } from './node-snapshot.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { describeFleet, type EngineTarget, engineTarget, serves } from './route.ts';
 
-const POLL_MS = 250;
+// A waking node is asked often: the wake gap (engine ready → first byte, docs/benchmarks.md) is
+// bounded by this plus the daemon's own readiness poll.
+const POLL_MS = 100;
 /** A timed-out wake leaves the engine loading: a retry after this long may find it ready. */
 const RETRY_AFTER_WAKE_TIMEOUT_S = 30;
 
@@ -55,6 +58,7 @@ export class Waker {
     private readonly view: FleetView,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
+    private readonly client: NodeClient,
   ) {}
 
   /** Waits for a node that is already loading the model (GUIDE D13). */
@@ -202,7 +206,7 @@ export class Waker {
   ): Promise<EngineTarget> {
     const deadline = Date.now() + this.timeoutMs;
     this.logger.info('waking node', { node: node.name, model });
-    const started = await nodeStart(node, source.config);
+    const started = await this.client.start(node, source.config);
     if (!started.ok) {
       if (started.status === 409) {
         // Someone else started it: fine if it now serves the model.
@@ -218,7 +222,10 @@ export class Waker {
     // not after a few seconds is one that predates the check.
     const trustReadinessUntil = Date.now() + 3_000;
     for (;;) {
-      const reply = await nodeStatus(node);
+      // Asked directly, never joined with a background call that may predate the start.
+      const askedAt = this.view.states.now();
+      const reply = await this.client.status(node);
+      this.view.states.record(snapshotOf(node, reply), askedAt);
       if (reply.ok) {
         const snapshot = { node, ok: true as const, status: reply.value };
         const { state, ready } = reply.value;
@@ -250,7 +257,6 @@ export class Waker {
         // No readiness reported (a daemon that predates the check): an open engine port will do.
         const predatesCheck = ready === undefined && Date.now() > trustReadinessUntil;
         if (ready === 'ready' || (predatesCheck && (await accepts(target.origin)))) {
-          this.view.snapshots(true).catch(() => undefined);
           return target;
         }
       }

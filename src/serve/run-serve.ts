@@ -11,6 +11,7 @@ import { resolveGuardedListen } from '../core/auth/guarded-listen.ts';
 import { configPaths } from '../core/config-dir.ts';
 import { buildControlApi } from '../core/control-api/app.ts';
 import { buildCommand } from '../core/engines/build-command.ts';
+import { printedBinary } from '../core/engines/locate-binary.ts';
 import { formatCommand } from '../core/engines/shell-quote.ts';
 import { httpUrl, listen } from '../core/http/listen.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
@@ -64,9 +65,11 @@ function narration(opened: OpenedProject): string[] {
 }
 
 export async function runServe(options: ServeOptions): Promise<number> {
-  const view = !options.dryRun && options.stdout.isTTY && options.stdin.isTTY;
-  // GUIDE D3: supervised (metrics switched on) when the view shows or the API runs.
-  const supervised = view || options.api;
+  const terminal = options.stdout.isTTY && options.stdin.isTTY;
+  const view = !options.dryRun && terminal;
+  // GUIDE D3: supervised (metrics switched on) when the view shows or the API runs; a dry run
+  // prints what the same invocation would run, so on a terminal it counts the view it would show.
+  const supervised = terminal || options.api;
   const opened = await openProject(options.target, {
     cwd: options.cwd,
     env: options.env,
@@ -74,7 +77,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     supervised,
   });
   const command = buildCommand(opened.spec);
-  const printed = `${formatCommand([command.bin, ...command.args])}\n`;
+  const bin = printedBinary(opened.spec.runner, command.bin, opened.env['PATH']);
+  const printed = `${formatCommand([bin, ...command.args])}\n`;
   options.stderr.write(`${narration(opened).join('\n')}\n`);
   if (options.dryRun) {
     options.stdout.write(printed);
@@ -119,6 +123,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     intervalMs: options.sampleIntervalMs ?? (view ? 2_000 : 15_000),
   });
   let resolveExit: (status: number) => void = () => undefined;
+  let farewell = 'svc serve stopped';
   const finished = new Promise<number>((resolve) => {
     resolveExit = resolve;
   });
@@ -131,14 +136,20 @@ export async function runServe(options: ServeOptions): Promise<number> {
     startWindowMs: 0,
     stopGraceMs: 10_000,
     ...(supervised ? { monitor: sampler } : {}),
+    ...(token === undefined ? {} : { secrets: [token.value] }),
     onExit: (exit, requested) => {
+      farewell = requested
+        ? 'svc serve stopped: the engine was stopped'
+        : `svc serve stopped: the engine exited on its own (status ${exitStatus(exit)})`;
       resolveExit(requested ? 0 : exitStatus(exit));
     },
   });
   await supervisor.start({ spec: opened.spec });
 
+  // Kept so the last line waits for the stop's own records (a kill after the grace period).
+  let stopped: Promise<void> = Promise.resolve();
   const stop = (): void => {
-    void supervisor.stop().catch((error: unknown) => {
+    stopped = supervisor.stop().catch((error: unknown) => {
       logger.error('could not stop the engine', { reason: (error as Error).message });
     });
   };
@@ -184,7 +195,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
         staleAfterMs: 3 * (options.sampleIntervalMs ?? 2_000),
       });
     }
-    return await finished;
+    const status = await finished;
+    await stopped;
+    // One clear last line once the engine is gone (after the view has left the screen).
+    options.stderr.write(`${farewell}\n`);
+    return status;
   } catch (error) {
     stop();
     await finished;

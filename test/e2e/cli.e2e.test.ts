@@ -55,4 +55,27 @@ describe('svc executable', () => {
       'svc: unknown option "--frobnicate": run svc --help for the commands\n',
     );
   });
+
+  it('refuses a misspelt command or flag naming the closest one (GUIDE D20)', async () => {
+    expect(await svc('deamon')).toEqual({
+      status: 2,
+      stdout: '',
+      stderr:
+        'svc: unknown command "deamon": did you mean "daemon"? run svc --help for the commands\n',
+    });
+    for (const command of ['daemon', 'serve', 'gateway', 'alias']) {
+      const result = await svc(command, '--lopback');
+      expect(result.status).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(/^svc: unknown option --lopback/);
+    }
+    const daemon = await svc('daemon', '--lopback');
+    expect(daemon.stderr).toBe(
+      'svc: unknown option --lopback: did you mean --loopback? (see svc daemon --help)\n',
+    );
+    const fleet = await svc('fleet', 'status', '--flet', 'x.yaml');
+    expect(fleet.stderr).toBe(
+      'svc: unknown option --flet: did you mean --fleet? (see svc fleet --help)\n',
+    );
+    expect((await svc('fleet', 'statsu')).stderr).toContain('did you mean "status"?');
+  });
 });

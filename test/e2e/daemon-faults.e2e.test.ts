@@ -154,7 +154,7 @@ describe('svc daemon with fake engines', () => {
     expect(await node.terminate()).toBe(0);
   });
 
-  it('leaves no engine behind when the daemon is killed with SIGKILL (parent-death signal)', async () => {
+  it('leaves no engine behind when the daemon is killed with SIGKILL (the engine watchdog)', async () => {
     const node = await startTestDaemon({ configDir: await tempDir(), path: [FAKE_BIN_DIR] });
     await node.call('POST', '/v1/start', { body: mtplx(await freePort()) });
     const pid = enginePid(node.process.output());

@@ -1,16 +1,23 @@
 /**
- * Runs every example in docs/svcfile.md: each ```Svcfile block (with the ```ini title=NAME blocks
- * after it) is written to a temp directory and `svc serve --dry-run` must print exactly the
- * command of the ```console block that follows. Docs that drift from the code fail here.
+ * Runs the examples of the docs so they cannot drift from the code:
+ * - every example in docs/svcfile.md: each ```Svcfile block (with the ```ini title=NAME blocks
+ *   after it) is written to a temp directory and `svc serve --dry-run` must print exactly the
+ *   command of the ```console block that follows;
+ * - README's "Try it" and docs/serve.md's "Off a terminal", command by command, in a directory
+ *   laid out as the quick start leaves a checkout (dist/, the engine kit, .cache/demo/tiny.gguf),
+ *   against the real llama-server. Fixed ports (4242, 8080) become free ones.
  */
-import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { REPO_ROOT } from '../support/engines.ts';
+import { consoleBlocks, ConsoleSession } from '../support/console-examples.ts';
+import { ENGINE_BIN_DIR, REPO_ROOT, testPath } from '../support/engines.ts';
+import { freePort } from '../support/net.ts';
 import { runSvc, tempDir } from '../support/svc.ts';
+import { writeTinyModel } from '../support/tiny-model.ts';
 
 interface Example {
   svcfile: string;
@@ -68,4 +75,122 @@ describe('docs/svcfile.md examples', () => {
       expect(result).toMatchObject({ status: 0, stdout: `${example.expected}\n` });
     },
   );
+});
+
+/** A directory laid out as the quick start leaves a checkout (`~/svc` in the docs). */
+async function checkout(): Promise<string> {
+  const root = await tempDir('svc-checkout-');
+  await symlink(join(REPO_ROOT, 'dist'), join(root, 'dist'));
+  await mkdir(join(root, '.cache', 'demo'), { recursive: true });
+  if (existsSync(ENGINE_BIN_DIR)) {
+    await symlink(join(ENGINE_BIN_DIR, '..'), join(root, '.cache', 'engines'));
+  }
+  await writeTinyModel(join(root, '.cache', 'demo', 'tiny.gguf'));
+  // `svc` on PATH, as `npm link` or an installed package gives it.
+  await mkdir(join(root, 'bin'));
+  await symlink(join(REPO_ROOT, 'dist', 'cli.js'), join(root, 'bin', 'svc'));
+  return root;
+}
+
+async function linesOf(path: string, count: number): Promise<void> {
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    const text = await readFile(path, 'utf8').catch(() => '');
+    if (text.split('\n').length > count) {
+      return;
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`${path} did not reach ${count} lines`);
+}
+
+describe("README's Try it and docs/serve.md", () => {
+  it('run as documented right after the quick start', async () => {
+    const root = await checkout();
+    const env = {
+      ...process.env,
+      PATH: `${join(root, 'bin')}:${testPath()}`,
+      SVC_CONFIG_DIR: join(root, 'config'),
+      SVC_LOG_LEVEL: '',
+      SVC_API_TOKEN: '',
+      SVC_ALIAS: '',
+    };
+    const substitutions = new Map([
+      ['~/svc', root],
+      ['8080', String(await freePort())],
+      ['--loopback', '--api-addr 127.0.0.1:0'],
+    ]);
+    const session = () => new ConsoleSession(root, env, substitutions);
+
+    const [svcfile = [], serve = [], daemon = [], ...others] = consoleBlocks(
+      join(REPO_ROOT, 'README.md'),
+      '## Try it',
+    );
+    expect(others).toEqual([]);
+
+    // 1. Write the Svcfile and print its command.
+    expect(svcfile.map((step) => step.command)[1]).toBe('node dist/cli.js serve --dry-run try');
+    const first = session();
+    for (const step of svcfile) {
+      await first.run(step);
+    }
+
+    // 2. Serve it in the foreground: the command first, the engine up, Ctrl+C stops everything.
+    expect(serve).toHaveLength(1);
+    const foreground = session();
+    const job = await foreground.background(
+      serve[0]?.command ?? '',
+      /llama_server: listening on http/,
+    );
+    expect(job.stdout().split('\n')[0]).toBe(foreground.substitute(svcfile[1]?.expected ?? ''));
+    await foreground.kill(1, 'SIGINT');
+    expect(await job.exited()).toBe(0);
+    expect(job.stderr().trimEnd().split('\n').at(-1)).toBe(
+      'svc serve stopped: the engine was stopped',
+    );
+
+    // 3. A daemon on loopback, driven with curl.
+    const [start, ...calls] = daemon;
+    expect(start?.command.endsWith(' &')).toBe(true);
+    const drive = session();
+    const running = await drive.background(
+      (start?.command ?? '').replace(/ &$/, ''),
+      /listening on http:\/\/127\.0\.0\.1:\d+/,
+    );
+    substitutions.set('4242', /127\.0\.0\.1:(\d+)/.exec(running.stdout())?.[1] ?? '');
+    for (const step of calls) {
+      await drive.run(step);
+    }
+    expect(running.stdout().trimEnd().split('\n').at(-1)).toBe('svc daemon stopped');
+    substitutions.delete('4242');
+
+    // docs/serve.md, off a terminal: the first two lines of the log, then a clean stop.
+    const [offTerminal = [], ...more] = consoleBlocks(
+      join(REPO_ROOT, 'docs', 'serve.md'),
+      '## Off a terminal',
+    );
+    expect(more).toEqual([]);
+    const [background, head, kill] = offTerminal;
+    expect(background?.command).toBe('svc serve try > serve.log 2>&1 &');
+    const piped = session();
+    await piped.background((background?.command ?? '').replace(/ &$/, ''));
+    await linesOf(join(root, 'serve.log'), 2);
+    await piped.run(head ?? { command: 'false', expected: '' });
+    await piped.run(kill ?? { command: 'false', expected: '' });
+    const log = await readFile(join(root, 'serve.log'), 'utf8');
+    expect(log.trimEnd().split('\n').at(-1)).toBe('svc serve stopped: the engine was stopped');
+  }, 240_000);
+});
+
+describe('docs/cli.md', () => {
+  it('shows the refusals of a misspelt flag and command as they are printed', async () => {
+    const root = await checkout();
+    const env = { ...process.env, PATH: `${join(root, 'bin')}:${testPath()}`, SVC_LOG_LEVEL: '' };
+    const [typos = [], ...more] = consoleBlocks(join(REPO_ROOT, 'docs', 'cli.md'), '## Exit codes');
+    expect(more).toEqual([]);
+    expect(typos.length).toBeGreaterThan(0);
+    const session = new ConsoleSession(root, env, new Map());
+    for (const step of typos) {
+      await session.refused(step, 2);
+    }
+  });
 });

@@ -2,13 +2,14 @@
  * `svc serve --dry-run` as a user runs it: every way of naming a Svcfile (spec §1.1), presets
  * fetched relative to a URL, aliases, SVC_ALIAS, and the refusals of spec §7.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { runSvc, tempDir } from '../support/svc.ts';
+import { runSvc, SVC, tempDir } from '../support/svc.ts';
+import { startTmux } from '../support/tmux.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -237,5 +238,38 @@ describe('svc serve refusals (spec §7)', () => {
     const result = await runSvc(['serve', '--help']);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('-n, --dry-run');
+  });
+});
+
+describe('svc serve --dry-run prints exactly what the same invocation runs (GUIDE D3)', () => {
+  it('on a terminal includes --metrics, as the serve that shows the view would', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'Svcfile'), llamaSvcfile);
+    const quote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+    const term = await startTmux(
+      `cd ${quote(dir)} && env SVC_ALIAS= ${quote(process.execPath)} ${quote(SVC)} serve -n; echo "svc exited $?"`,
+      200,
+      10,
+    );
+    const screen = await term.waitFor(/svc exited \d+/);
+    expect(screen).toContain(`${llamaCommand.trimEnd()} --metrics`);
+    expect(screen).toContain('svc exited 0');
+    // Off a terminal the same dry run has no view and so no --metrics.
+    expect((await runSvc(['serve', '-n'], { cwd: dir })).stdout).toBe(llamaCommand);
+  });
+
+  it('prints the binary that would be executed when it is not the bare name on PATH', async () => {
+    const dir = await tempDir();
+    const bin = join(dir, 'bin');
+    await mkdir(bin);
+    // oMLX is found as omlx-cli too: that file is what would run, so that is what is printed.
+    await writeFile(join(bin, 'omlx-cli'), '#!/bin/sh\nexit 0\n');
+    await chmod(join(bin, 'omlx-cli'), 0o755);
+    await writeFile(join(dir, 'Svcfile'), 'PROVIDER omlx\n');
+    const result = await runSvc(['serve', '-n'], {
+      cwd: dir,
+      env: { PATH: `${bin}:/usr/bin:/bin` },
+    });
+    expect(result.stdout).toBe(`${join(bin, 'omlx-cli')} serve\n`);
   });
 });

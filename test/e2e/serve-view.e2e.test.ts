@@ -44,6 +44,10 @@ function logRows(screen: string): string[] {
   return rows.slice((dividers[1] ?? 0) + 1, dividers[2] ?? rows.length);
 }
 
+function dividerRows(screen: string): number[] {
+  return screen.split('\n').flatMap((row, index) => (row.startsWith('────') ? [index] : []));
+}
+
 async function complete(port: number, tokens = 4): Promise<void> {
   const reply = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
     method: 'POST',
@@ -70,7 +74,11 @@ describe('svc serve view in a real terminal', () => {
     };
     const term = await startTmux(serveCommand(['serve', dir], env), 100, 30);
 
+    // The counters row is there from the first frame (dashes before the first scrape), and the
+    // metrics section keeps its height as readings arrive: the log window never moves on its own.
+    const first = await term.waitFor(/in flight/);
     let screen = await term.waitFor(/ready[\s\S]*in flight 0/);
+    expect(dividerRows(screen)).toEqual(dividerRows(first));
     await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
     const rows = screen.split('\n');
     expect(rows[0]).toContain(`svc serve · ${join(dir, 'Svcfile')}   log: following`);
@@ -129,6 +137,7 @@ describe('svc serve view in a real terminal', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const stillPaused = await term.capture();
     expect(logRows(stillPaused)).toEqual(frozen);
+    expect(dividerRows(stillPaused)).toEqual(dividerRows(first));
     expect(/up (\d+)s/.exec(stillPaused)?.[1]).not.toBe(uptime);
     await term.keys('f');
     const resumed = await term.waitFor(/log: following/);

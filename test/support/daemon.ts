@@ -3,6 +3,7 @@
  * HTTP client. Everything the daemon prints and every reply body is kept, so a suite can check
  * that no secret ever appeared in any of it.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { ENGINE_BIN_DIR, REPO_ROOT } from './engines.ts';
@@ -129,12 +130,21 @@ export async function waitForStatus(
   throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms (last ${last})`);
 }
 
-/** Whether a process with this PID exists. */
+/**
+ * Whether a process with this PID is alive. A zombie is not: it holds no memory or port, and an
+ * orphaned one may wait forever for a PID 1 that does not reap (containers).
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return process.platform !== 'linux';
   }
 }

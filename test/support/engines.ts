@@ -27,6 +27,6 @@ export function findLlamaServer(): string {
     }
   }
   throw new Error(
-    'no llama-server found: run scripts/install-test-engine.sh (see CONTRIBUTING.md)',
+    'end-to-end prerequisite missing: llama-server: run scripts/install-test-engine.sh (see CONTRIBUTING.md)',
   );
 }

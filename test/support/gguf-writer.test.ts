@@ -119,6 +119,14 @@ describe('GGUF writer', () => {
     expect(bytes.length % 32).toBe(0);
   });
 
+  it('declares context_length 2048 by default and the given one when asked', () => {
+    expect(tinyModel().metadata.get('llama.context_length')).toEqual({ type: 'u32', value: 2048 });
+    expect(tinyModel({ contextLength: 32768 }).metadata.get('llama.context_length')).toEqual({
+      type: 'u32',
+      value: 32768,
+    });
+  });
+
   it('is deterministic: the fixed seed gives the same bytes every time', () => {
     expect(encodeGguf(tinyModel()).equals(bytes)).toBe(true);
   });

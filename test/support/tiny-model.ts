@@ -68,9 +68,17 @@ function vocabulary(): { tokens: string[]; scores: number[]; types: number[] } {
   return { tokens, scores, types };
 }
 
-export function tinyModel(): GgufModel {
-  const { blocks, embedding, feedForward, heads, kvHeads, ropeDimensions, contextLength, seed } =
-    TINY_MODEL;
+export interface TinyModelOptions {
+  /**
+   * The training context the GGUF declares (`llama.context_length`; llama-server caps its
+   * context at it). Default 2048; a coding agent's first request (~12k tokens) needs 32768.
+   */
+  readonly contextLength?: number;
+}
+
+export function tinyModel(options: TinyModelOptions = {}): GgufModel {
+  const { blocks, embedding, feedForward, heads, kvHeads, ropeDimensions, seed } = TINY_MODEL;
+  const contextLength = options.contextLength ?? TINY_MODEL.contextLength;
   const vocab = vocabulary();
   const next = random(seed);
   const weights = (dims: number[], scale = 0.08): Float32Array =>
@@ -136,8 +144,11 @@ export function tinyModel(): GgufModel {
 }
 
 /** Writes the tiny model to `path` (creating its directory) and returns the path. */
-export async function writeTinyModel(path: string): Promise<string> {
+export async function writeTinyModel(
+  path: string,
+  options: TinyModelOptions = {},
+): Promise<string> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, encodeGguf(tinyModel()));
+  await writeFile(path, encodeGguf(tinyModel(options)));
   return path;
 }

@@ -33,6 +33,31 @@ export const EngineEndpointSchema = Type.Object(
 );
 export type EngineEndpoint = Static<typeof EngineEndpointSchema>;
 
+/** GUIDE D23 extension: how the last engine ended when it crashed; kept until the next start. */
+export const LastExitSchema = Type.Object(
+  {
+    exitCode: Type.Optional(
+      Type.Integer({ description: "The engine's exit code, when it exited on its own" }),
+    ),
+    signal: Type.Optional(
+      Type.String({ description: 'The signal that ended the engine (e.g. SIGSEGV), when one did' }),
+    ),
+    at: Type.String({ format: 'date-time', description: 'When the engine ended' }),
+    logTail: Type.Array(Type.String(), {
+      maxItems: 20,
+      description:
+        "The engine's last log lines (at most 20, each cut to 240 characters), the engine key and API token replaced by ***",
+    }),
+  },
+  {
+    $id: 'LastExit',
+    additionalProperties: false,
+    description:
+      'Extension (not in the spec): how the crashed engine ended. Present after a crash until the next start.',
+  },
+);
+export type LastExit = Static<typeof LastExitSchema>;
+
 export const StatusResponseSchema = Type.Object(
   {
     state: EngineStateSchema,
@@ -46,6 +71,7 @@ export const StatusResponseSchema = Type.Object(
     engine: Type.Optional(EngineEndpointSchema),
     ready: Type.Optional(ReadinessSchema),
     version: Type.String({ description: "Build-time version; 'dev' when unset (GUIDE D1)" }),
+    lastExit: Type.Optional(LastExitSchema),
   },
   { $id: 'StatusResponse', additionalProperties: false },
 );

@@ -30,3 +30,22 @@ export function locateBinary(runner: Runner, pathVariable: string | undefined): 
   }
   return engine.fallbackPaths.find(isExecutable);
 }
+
+/**
+ * The executable as `--dry-run` prints it (GUIDE D3: exactly what would run): the bare name when a
+ * shell would find that very file under it on PATH, so the line stays copy-pastable; otherwise
+ * the resolved path (another of the engine's names, oMLX's app bundle). Not found: the bare name.
+ */
+export function printedBinary(
+  runner: Runner,
+  name: string,
+  pathVariable: string | undefined,
+): string {
+  const found = locateBinary(runner, pathVariable);
+  if (found === undefined) {
+    return name;
+  }
+  const dirs = (pathVariable ?? '').split(delimiter).filter((dir) => dir !== '' && isAbsolute(dir));
+  const underName = dirs.map((dir) => join(dir, name)).find(isExecutable);
+  return underName === found ? name : found;
+}

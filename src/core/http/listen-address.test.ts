@@ -44,6 +44,7 @@ describe('parseListenAddress', () => {
         expect(parsed).toEqual({ host, port });
         expect(formatListenAddress(parsed)).toBe(text);
       }),
+      { numRuns: 100 },
     );
   });
 
@@ -54,6 +55,7 @@ describe('parseListenAddress', () => {
         expect(parsed).toEqual({ host, port });
         expect(formatListenAddress(parsed)).toBe(`[${host}]:${port}`);
       }),
+      { numRuns: 100 },
     );
   });
 });
@@ -64,6 +66,7 @@ describe('isLoopbackHost', () => {
       fc.property(fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255)), ([a, b, c]) => {
         expect(isLoopbackHost(`127.${a}.${b}.${c}`)).toBe(true);
       }),
+      { numRuns: 100 },
     );
   });
 
@@ -72,6 +75,7 @@ describe('isLoopbackHost', () => {
       fc.property(fc.ipV4(), (host) => {
         expect(isLoopbackHost(host)).toBe(host.startsWith('127.'));
       }),
+      { numRuns: 100 },
     );
   });
 

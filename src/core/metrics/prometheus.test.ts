@@ -53,6 +53,7 @@ describe('parsePrometheus', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
         expect(Array.isArray(parsePrometheus(text))).toBe(true);
       }),
+      { numRuns: 100 },
     );
   });
 });

@@ -4,6 +4,11 @@
  * readiness and the host, and writes them into the state record. Ticks never overlap, every read
  * has a timeout, and nothing here is awaited by an API request except the optional counter
  * refresh a metrics read asks for.
+ *
+ * Readiness moves faster than the tick: while the engine runs and is not yet ready, its health
+ * check is asked every READY_POLL_MS, so a woken node is reported ready (and a gateway request
+ * held for it goes through) within a fraction of a second of its engine answering, not at the
+ * next tick; once ready, the ticks take over again.
  */
 import { readFile } from 'node:fs/promises';
 
@@ -22,6 +27,10 @@ const READ_TIMEOUT_MS = 5_000;
 /** A metrics request waits at most this long for fresh counters, then answers with the last ones. */
 const REFRESH_TIMEOUT_MS = 2_000;
 const MAX_SCRAPE_BYTES = 1024 * 1024;
+/** Health-check cadence while running and not ready (at most 500 ms by design; a fifth of that here, cheap while loading). */
+export const READY_POLL_MS = 100;
+/** A health check while loading answers fast or not at all; this keeps the cadence. */
+const READY_POLL_TIMEOUT_MS = 1_000;
 
 export interface SampleTarget {
   readonly engine: EngineDefinition;
@@ -36,6 +45,8 @@ export interface SamplerOptions {
   readonly intervalMs: number;
   readonly now?: () => Date;
   readonly readGpus?: () => Promise<GpuReading>;
+  readonly checkReadiness?: typeof checkReadiness;
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 async function readKey(path: string | undefined): Promise<string | undefined> {
@@ -94,10 +105,21 @@ export class Sampler {
   private previousCpu: CpuTimes | undefined;
   private readonly now: () => Date;
   private readonly gpus: () => Promise<GpuReading>;
+  private readonly checkReady: typeof checkReadiness;
+  /** Counts readiness answers from the fast poll; a tick's older answer never overwrites a newer one. */
+  private readinessSeen = 0;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: SamplerOptions) {
     this.now = options.now ?? (() => new Date());
     this.gpus = options.readGpus ?? (() => readGpus());
+    this.checkReady = options.checkReadiness ?? checkReadiness;
+    this.sleep =
+      options.sleep ??
+      ((ms) =>
+        new Promise((resolve) => {
+          setTimeout(resolve, ms).unref();
+        }));
   }
 
   /** Starts sampling a freshly started engine: a first tick now, then one per interval. */
@@ -114,6 +136,38 @@ export class Sampler {
       void this.tick();
     }, this.options.intervalMs);
     this.timer.unref();
+    void this.watchReadiness(target);
+  }
+
+  /**
+   * While `target` is the engine being sampled: whenever it is not ready, ask its health check
+   * every READY_POLL_MS until it is. Resolves when the engine is no longer sampled, or at once
+   * for an engine with no known health check.
+   */
+  async watchReadiness(target: SampleTarget): Promise<void> {
+    if (target.engine.health === undefined) {
+      return;
+    }
+    while (this.target === target) {
+      if (this.options.record.snapshot().ready !== 'ready') {
+        const key = await readKey(target.keyFile);
+        const ready = await this.checkReady(
+          target.engine.health,
+          target.baseUrl,
+          key,
+          READY_POLL_TIMEOUT_MS,
+        );
+        if (this.target !== target) {
+          return;
+        }
+        this.readinessSeen += 1;
+        this.options.record.setReady(ready);
+        if (ready === 'ready') {
+          continue;
+        }
+      }
+      await this.sleep(READY_POLL_MS);
+    }
   }
 
   end(): void {
@@ -154,9 +208,10 @@ export class Sampler {
       return;
     }
     const key = await readKey(target.keyFile);
+    const seen = this.readinessSeen;
     const [counters, ready, host] = await Promise.all([
       scrape(target, key),
-      checkReadiness(target.engine.health, target.baseUrl, key, READ_TIMEOUT_MS),
+      this.checkReady(target.engine.health, target.baseUrl, key, READ_TIMEOUT_MS),
       this.readHost(),
     ]);
     if (this.target !== target) {
@@ -165,7 +220,9 @@ export class Sampler {
     const { record } = this.options;
     const at = this.now();
     record.observeTokens(counters.tokens, counters.error, at);
-    record.setReady(ready);
+    if (seen === this.readinessSeen) {
+      record.setReady(ready);
+    }
     record.observeHost(host, at);
   }
 

@@ -5,7 +5,14 @@ import { beforeEach, describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../../../test/support/errors.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
-import { isAliasName, readAliases, registerAlias, registryPath, removeAlias } from './aliases.ts';
+import {
+  isAliasName,
+  readAliases,
+  readHarness,
+  registerAlias,
+  registryPath,
+  removeAlias,
+} from './aliases.ts';
 
 /** A config dir that does not exist yet, so the first write has to create it. */
 let configDir: string;
@@ -250,5 +257,24 @@ describe('names that are also Object.prototype properties', () => {
 
   it('refuses __proto__ as an alias name', () => {
     expect(isAliasName('__proto__')).toBe(false);
+  });
+});
+
+describe('readHarness', () => {
+  it('is absent with no config.json and with no harness key', async () => {
+    expect(await readHarness(configDir)).toBeUndefined();
+    await seed({ aliases: {} });
+    expect(await readHarness(configDir)).toBeUndefined();
+  });
+
+  it('reads the harness setting beside the aliases', async () => {
+    await seed({ harness: 'pi', aliases: { q: '/x/Svcfile' } });
+    expect(await readHarness(configDir)).toBe('pi');
+  });
+
+  it('refuses a harness that is not a name, naming the key', async () => {
+    await seed({ harness: 3 });
+    const error = await rejectionOf(readHarness(configDir));
+    expect(error.message).toContain('"harness" must name an agent');
   });
 });

@@ -74,6 +74,24 @@ export async function readAliases(configDir: string): Promise<AliasTable> {
   return aliasesOf(await readRegistry(configDir), configDir);
 }
 
+/**
+ * The `harness` setting of config.json: the coding agent `svc code` launches by default. Absent
+ * when unset; a non-string value is an error naming the key.
+ */
+export async function readHarness(configDir: string): Promise<string | undefined> {
+  const harness = (await readRegistry(configDir))['harness'];
+  if (harness === undefined) {
+    return undefined;
+  }
+  if (typeof harness !== 'string' || harness === '') {
+    throw new SvcError(
+      'ERR_ALIAS',
+      `${registryPath(configDir)}: "harness" must name an agent, such as "opencode"`,
+    );
+  }
+  return harness;
+}
+
 /** Read-modify-write of the alias table; entries that are not strings are kept untouched. */
 async function writeAliases(
   configDir: string,

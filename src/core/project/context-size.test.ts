@@ -59,6 +59,7 @@ describe('parseContextSize', () => {
       fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (tokens) => {
         expect(parseContextSize(String(tokens))).toBe(tokens);
       }),
+      { numRuns: 100 },
     );
   });
 
@@ -73,6 +74,7 @@ describe('parseContextSize', () => {
           expect(parseContextSize(written)).toBe(count * multiplier);
         },
       ),
+      { numRuns: 100 },
     );
   });
 
@@ -89,6 +91,7 @@ describe('parseContextSize', () => {
           }
         },
       ),
+      { numRuns: 100 },
     );
   });
 
@@ -101,6 +104,7 @@ describe('parseContextSize', () => {
           expect(parseContextSize(`${count}${suffix}`)).toBeUndefined();
         },
       ),
+      { numRuns: 100 },
     );
   });
 });

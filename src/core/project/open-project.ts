@@ -14,6 +14,7 @@ import {
   readOrigin,
   readPreset,
 } from './load.ts';
+import { withModelLocated } from './model-location.ts';
 import { parseSvcfile, type RawProject } from './parse.ts';
 import { parsePreset, type Preset } from './preset.ts';
 import { type ResolvedProject, resolveProject } from './resolve.ts';
@@ -34,7 +35,10 @@ export async function openProject(
 ): Promise<OpenedProject> {
   const located = await locateProject(target, context);
   const source = describeOrigin(located.origin);
-  const project = unwrap(parseSvcfile(await readOrigin(located.origin), source));
+  const project = withModelLocated(
+    unwrap(parseSvcfile(await readOrigin(located.origin), source)),
+    located.origin,
+  );
 
   let preset: { preset: Preset; source: string } | undefined;
   if (project.preset !== undefined) {

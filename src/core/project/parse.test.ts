@@ -302,6 +302,7 @@ describe('parseSvcfile: PARALLEL', () => {
       fc.property(fc.integer({ min: 1, max: 1_000_000_000 }), (slots) => {
         expect(parsed(withProvider(`PARALLEL ${slots}`)).parallel?.value).toBe(slots);
       }),
+      { numRuns: 100 },
     );
   });
 });

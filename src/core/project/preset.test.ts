@@ -319,6 +319,7 @@ describe('selectSection', () => {
           });
         },
       ),
+      { numRuns: 100 },
     );
   });
 });

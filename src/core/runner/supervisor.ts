@@ -3,6 +3,8 @@
  * A start runs in three steps, validate and prepare, start the engine, and only then commit
  * (store the carried config and key), so a start that fails changes nothing (spec §3 table).
  */
+import { readFile } from 'node:fs/promises';
+
 import { buildCommand } from '../engines/build-command.ts';
 import { engineEndpoint, localEngineUrl } from '../engines/engine-endpoint.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
@@ -10,15 +12,25 @@ import { type EngineDefinition, ENGINES } from '../engines/engine-table.ts';
 import { locateBinary } from '../engines/locate-binary.ts';
 import { SvcError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { checkReadiness } from '../metrics/readiness.ts';
 import type { StateRecord } from '../state/record.ts';
 import {
   describeExit,
   type EngineExit,
   type EngineOutput,
   type EngineProcess,
+  EngineStartError,
   startEngineProcess,
 } from './engine-process.ts';
+import { logSize, readLogTail } from './log-tail.ts';
+import { missingModelFile } from './model-file.ts';
 import { clearPidRecord, writePidRecord } from './pid-record.ts';
+import { procStat } from './process-group.ts';
+import { redactArgs } from './redact-args.ts';
+
+/** Engine log lines a failed start's 400 quotes, and a crash's `lastExit` keeps. */
+export const START_FAILURE_LINES = 10;
+export const CRASH_TAIL_LINES = 20;
 
 /** Watches a running engine (the telemetry sampler); told when one starts and when it ends. */
 export interface EngineMonitor {
@@ -41,35 +53,27 @@ export interface SupervisorOptions {
   /** Told once per engine when it has exited; `requested` is false for a crash. */
   readonly onExit?: (exit: EngineExit, requested: boolean) => void;
   readonly now?: () => Date;
+  /** Values never to appear in a quoted log line (the API token); the engine key comes with a launch. */
+  readonly secrets?: readonly string[];
 }
 
 export interface Launch {
   readonly spec: EngineSpec;
+  /** The engine key this start gates the engine with, redacted from quoted log lines. */
+  readonly secrets?: readonly string[];
   /** Persist what the start carried; runs only after the engine has started. */
   readonly commit?: () => Promise<void>;
 }
 
-/** GUIDE D5: flags whose value may be a secret: --api-key, --hf-token, -hft, any name with token or key. */
-function isSecretFlag(flag: string): boolean {
-  if (!flag.startsWith('-')) {
-    return false;
+async function readKeyFile(path: string | undefined): Promise<string | undefined> {
+  if (path === undefined) {
+    return undefined;
   }
-  const name = flag.replace(/^-+/, '').toLowerCase();
-  return name !== 'api-key-file' && (name === 'hft' || /token|key/.test(name));
-}
-
-/** The command line as logged at debug: secret-bearing flag values replaced by `***`. */
-export function redactArgs(args: readonly string[]): string[] {
-  return args.map((arg, index) => {
-    const equals = arg.indexOf('=');
-    if (equals > 0 && isSecretFlag(arg.slice(0, equals))) {
-      return `${arg.slice(0, equals)}=***`;
-    }
-    const previous = args[index - 1];
-    return previous !== undefined && !previous.includes('=') && isSecretFlag(previous)
-      ? '***'
-      : arg;
-  });
+  try {
+    return (await readFile(path, 'utf8')).trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class Supervisor {
@@ -77,6 +81,8 @@ export class Supervisor {
   /** Settles once the current engine's exit has been recorded (state, pid record, log line). */
   private exitRecorded: Promise<void> = Promise.resolve();
   private stopping = false;
+  /** Where this run's lines begin in the (never rotated) log, and what to redact from them. */
+  private tail: { from: number; secrets: readonly string[] } = { from: 0, secrets: [] };
   private readonly now: () => Date;
 
   constructor(private readonly options: SupervisorOptions) {
@@ -103,18 +109,39 @@ export class Supervisor {
     }
   }
 
+  private get logPath(): string | undefined {
+    return this.options.output.kind === 'forward' ? undefined : this.options.output.path;
+  }
+
+  private async lastLines(max: number): Promise<string[]> {
+    const path = this.logPath;
+    return path === undefined ? [] : readLogTail(path, this.tail.from, max, this.tail.secrets);
+  }
+
   private async launch(launch: Launch): Promise<void> {
     const { record, logger } = this.options;
     const { spec } = launch;
     const engine = ENGINES[spec.runner];
     const command = buildCommand(spec);
     const bin = locateBinary(spec.runner, this.options.env['PATH']);
+    // spec §1.6: failed starts are shown at error, with the reason (never the engine's output).
+    const refuse = (reason: string): never => {
+      logger.error('engine start failed', { runner: spec.runner, reason });
+      throw new SvcError('ERR_ENGINE_START_FAILED', reason);
+    };
     if (bin === undefined) {
-      throw new SvcError(
-        'ERR_ENGINE_START_FAILED',
-        `${command.bin} not found on PATH: ${engine.installHint}`,
-      );
+      refuse(`${command.bin} not found on PATH: ${engine.installHint}`);
+      return;
     }
+    const missing = missingModelFile(spec.runner, command.args);
+    if (missing !== undefined) {
+      refuse(`the model file ${missing} does not exist`);
+    }
+    const path = this.logPath;
+    this.tail = {
+      from: path === undefined ? 0 : await logSize(path),
+      secrets: [...(this.options.secrets ?? []), ...(launch.secrets ?? [])],
+    };
     logger.info('starting engine', {
       runner: spec.runner,
       model: spec.model,
@@ -127,6 +154,11 @@ export class Supervisor {
         (entry): entry is [string, string] => entry[1] !== undefined,
       ),
     );
+    const endpoint = engineEndpoint(spec.runner, command.args, {
+      keyed: spec.keyFile !== undefined,
+    });
+    const baseUrl = localEngineUrl(spec.runner, command.args, endpoint.port);
+    const health = engine.health;
     let started: EngineProcess;
     try {
       started = await startEngineProcess({
@@ -135,22 +167,39 @@ export class Supervisor {
         env,
         output: this.options.output,
         startWindowMs: this.options.startWindowMs,
+        ...(health === undefined
+          ? {}
+          : {
+              answering: async () =>
+                (await checkReadiness(health, baseUrl, await readKeyFile(spec.keyFile), 500)) ===
+                'ready',
+            }),
       });
     } catch (error) {
-      logger.error('engine start failed', {
-        runner: spec.runner,
-        reason: (error as Error).message,
-      });
-      throw error;
+      const reason = (error as Error).message;
+      logger.error('engine start failed', { runner: spec.runner, reason });
+      if (!(error instanceof EngineStartError)) {
+        throw error;
+      }
+      // The caller may be remote and cannot open the log: the reply quotes its last lines.
+      const lines = await this.lastLines(START_FAILURE_LINES);
+      throw new SvcError(
+        'ERR_ENGINE_START_FAILED',
+        lines.length === 0
+          ? `${reason}; the engine wrote nothing to its log`
+          : `${reason}; the engine's last log lines:\n${lines.map((line) => `  ${line}`).join('\n')}`,
+      );
     }
 
     try {
       await launch.commit?.();
       if (this.options.pidPath !== undefined) {
+        const startTime = procStat(started.pid)?.startTime;
         await writePidRecord(this.options.pidPath, {
           pid: started.pid,
           bin,
           startedAt: started.startedAt.toISOString(),
+          ...(startTime === undefined ? {} : { startTime }),
         });
       }
     } catch (error) {
@@ -161,9 +210,6 @@ export class Supervisor {
 
     this.engine = started;
     this.stopping = false;
-    const endpoint = engineEndpoint(spec.runner, command.args, {
-      keyed: spec.keyFile !== undefined,
-    });
     record.started({
       runner: spec.runner,
       ...(spec.model === undefined ? {} : { model: spec.model }),
@@ -174,7 +220,7 @@ export class Supervisor {
     });
     this.options.monitor?.begin({
       engine,
-      baseUrl: localEngineUrl(spec.runner, command.args, endpoint.port),
+      baseUrl,
       ...(spec.keyFile === undefined ? {} : { keyFile: spec.keyFile }),
     });
     logger.info('engine started', {
@@ -205,8 +251,15 @@ export class Supervisor {
       this.options.record.ended('stopped');
       this.options.logger.info('engine exited', { exit: describeExit(exit) });
     } else {
-      // GUIDE D7: any unprompted exit is a crash, whatever its code; never restarted.
-      this.options.record.ended('crashed');
+      // GUIDE D7: any unprompted exit is a crash, whatever its code; never restarted. GUIDE D23:
+      // status keeps how it ended, with the last lines it wrote, until the next start.
+      const at = this.now();
+      const logTail = await this.lastLines(CRASH_TAIL_LINES).catch(() => []);
+      this.options.record.ended('crashed', {
+        ...(exit.signal === null ? { exitCode: exit.code ?? -1 } : { signal: exit.signal }),
+        at: at.toISOString(),
+        logTail,
+      });
       this.options.logger.error('engine crashed', { exit: describeExit(exit), pid: engine.pid });
     }
     this.options.onExit?.(exit, this.stopping);

@@ -92,3 +92,24 @@ describe('the state record (spec §2.1, §2.4, §3)', () => {
     expect(stats.modelId).toBe(status.model);
   });
 });
+
+describe('lastExit (GUIDE D23)', () => {
+  const run = { runner: 'llamacpp', startedAt: new Date(0), endpoint: { port: 1 } };
+  const lastExit = { exitCode: 3, at: '2026-11-23T10:00:00.000Z', logTail: ['boom'] };
+
+  it('is reported after a crash and cleared by the next start', () => {
+    const record = new StateRecord();
+    record.started(run);
+    record.ended('crashed', lastExit);
+    expect(statusOf(record.snapshot(), new Date(0), 'dev').lastExit).toEqual(lastExit);
+    record.started(run);
+    expect(statusOf(record.snapshot(), new Date(0), 'dev')).not.toHaveProperty('lastExit');
+  });
+
+  it('is absent after a requested stop', () => {
+    const record = new StateRecord();
+    record.started(run);
+    record.ended('stopped');
+    expect(statusOf(record.snapshot(), new Date(0), 'dev')).not.toHaveProperty('lastExit');
+  });
+});

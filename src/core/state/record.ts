@@ -6,6 +6,7 @@
 import type {
   EngineEndpoint,
   EngineState,
+  LastExit,
   Stats,
   StatusResponse,
   TokenStats,
@@ -45,6 +46,8 @@ export interface RecordSnapshot {
   readonly sampledAt?: Date;
   /** Kept across a stop, cleared when the next engine starts (spec §2.4). */
   readonly history: readonly HistorySample[];
+  /** How a crashed engine ended (GUIDE D23); cleared when the next engine starts. */
+  readonly lastExit?: LastExit;
 }
 
 export class StateRecord {
@@ -59,16 +62,20 @@ export class StateRecord {
     this.current = { state: 'running', run, lastActiveAt: run.startedAt, history: [] };
   }
 
-  /** Stopped on request or crashed; the last run, lastActiveAt and history stay; live readings go. */
-  ended(state: 'stopped' | 'crashed'): void {
+  /**
+   * Stopped on request or crashed; the last run, lastActiveAt and history stay; live readings go.
+   * A crash carries its `lastExit` record (GUIDE D7: the exit code or signal is kept for status).
+   */
+  ended(state: 'stopped' | 'crashed', lastExit?: LastExit): void {
     const {
       ready: _ready,
       tokens: _tokens,
       tokensError: _error,
       host: _host,
+      lastExit: _previous,
       ...rest
     } = this.current;
-    this.current = { ...rest, state };
+    this.current = { ...rest, state, ...(lastExit === undefined ? {} : { lastExit }) };
   }
 
   /**
@@ -183,6 +190,7 @@ export function statusOf(snapshot: RecordSnapshot, now: Date, version: string): 
     ...(running && run !== undefined ? { engine: run.endpoint } : {}),
     ...(running && snapshot.ready !== undefined ? { ready: snapshot.ready } : {}),
     version,
+    ...(snapshot.lastExit === undefined ? {} : { lastExit: snapshot.lastExit }),
   };
 }
 

@@ -249,11 +249,11 @@ describe('layout: the frame', () => {
         "svc serve · ./Svcfile   log: following  ",
         "────────────────────────────────────────",
         "idle                                    ",
+        "engine —                                ",
+        "last active —                           ",
+        "                                        ",
         "────────────────────────────────────────",
         "waiting for the engine log…             ",
-        "                                        ",
-        "                                        ",
-        "                                        ",
         "────────────────────────────────────────",
         "↑↓ scroll   pgup/pgdn page   f pause   q",
       ]
@@ -413,5 +413,25 @@ describe('logRows', () => {
     expect(after).toHaveLength(before.length);
     expect(after.at(-1)).toBe(fit(`log ${300 - rows}`, 80));
     expect(before[0]).toBe(fit(`log ${300 - rows + 1}`, 80));
+  });
+});
+
+describe('layout: a steady metrics section', () => {
+  it('a paused log window stays where it is as readings arrive', () => {
+    const paused = applyAction(
+      appendLines(EMPTY_PANE, numbered(1, 200), 10),
+      { type: 'toggle-follow' },
+      10,
+    );
+    const first: Stats = { state: 'running', uptimeSeconds: 1 };
+    const later: Stats = { ...RUNNING, errors: ['a', 'b'], gpus: [] };
+    const withSlots = (stats: Stats): ViewState => ({
+      ...stateOf(stats, paused),
+      metrics: { stats, now, gpuSlots: [0] },
+    });
+    const before = layout(withSlots(first), 80, 30);
+    const after = layout(withSlots(later), 80, 30);
+    expect(logRegion(after, 80)).toEqual(logRegion(before, 80));
+    expect(logRows(withSlots(first), 80, 30)).toBe(logRows(withSlots(later), 80, 30));
   });
 });

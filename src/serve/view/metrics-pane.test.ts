@@ -84,6 +84,7 @@ describe('gauge', () => {
           expect(Array.from(gauge(percent, width))).toHaveLength(width);
         },
       ),
+      { numRuns: 100 },
     );
   });
 });
@@ -130,18 +131,28 @@ describe('sparkline', () => {
           }
         },
       ),
+      { numRuns: 100 },
     );
   });
 });
 
 describe('metricsLines', () => {
-  it('idle shows only the state line', () => {
-    expect(metricsLines(view({ state: 'idle' }), 80)).toEqual(['idle']);
-  });
-
-  it.each(['stopped', 'crashed'] as const)('%s with nothing else shows only its state', (state) => {
-    expect(metricsLines(view({ state }), 80)).toEqual([state]);
-  });
+  it.each(['idle', 'stopped', 'crashed'] as const)(
+    '%s with no readings keeps every row, a dash in each',
+    (state) => {
+      expect(metricsLines(view({ state }), 59)).toEqual([
+        state,
+        'engine —',
+        'last active —',
+        '',
+        `CPU  ░░░░░░░░░░ ${' '.repeat(20)}  —`,
+        `RAM  ░░░░░░░░░░ ${' '.repeat(20)}  —`,
+        '',
+        'in flight —   prompt tokens —   generated —   requests —',
+        '',
+      ]);
+    },
+  );
 
   it('shows the state and uptime', () => {
     const lines = metricsLines(view({ state: 'running', uptimeSeconds: 90 }), 80);
@@ -198,7 +209,7 @@ describe('metricsLines', () => {
     [0, 'last active just now'],
   ])('shows last active %d s ago as %j', (seconds, line) => {
     const lines = metricsLines(view({ state: 'stopped', lastActiveAt: secondsAgo(seconds) }), 80);
-    expect(lines).toEqual(['stopped', line]);
+    expect(lines.slice(0, 3)).toEqual(['stopped', 'engine —', line]);
   });
 
   it('shows a line per series: CPU, RAM, GPU util, GPU mem for a single GPU', () => {
@@ -279,7 +290,7 @@ describe('metricsLines', () => {
   it('shows a GPU known only from history, with an empty gauge', () => {
     const stats: Stats = { state: 'stopped', history: [{ t: 1, g: [{ i: 2, u: 100 }] }] };
     const lines = metricsLines(view(stats), 64);
-    expect(seriesLine(lines, 'GPU util')).toBe(`GPU util  ░░░░░░░░░░ ${' '.repeat(19)}█  `);
+    expect(seriesLine(lines, 'GPU util')).toBe(`GPU util  ░░░░░░░░░░ ${' '.repeat(19)}█  —`);
   });
 
   it('shows the counters, with — for what is absent', () => {
@@ -288,14 +299,16 @@ describe('metricsLines', () => {
       tokens: { running: 2, promptTokens: 1234, generationTokens: 5678901 },
     };
     const lines = metricsLines(view(stats), 80);
-    expect(lines.at(-1)).toBe(
+    expect(lines.at(-2)).toBe(
       'in flight 2   prompt tokens 1,234   generated 5,678,901   requests —',
     );
     const empty = metricsLines(view({ state: 'running', tokens: {} }), 80);
-    expect(empty.at(-1)).toBe('in flight —   prompt tokens —   generated —   requests —');
+    expect(empty.at(-2)).toBe('in flight —   prompt tokens —   generated —   requests —');
+    const unread = metricsLines(view({ state: 'running' }), 80);
+    expect(unread.at(-2)).toBe('in flight —   prompt tokens —   generated —   requests —');
   });
 
-  it("lists errors, each with '! '", () => {
+  it("lists the errors on one row, after '! '", () => {
     const stats: Stats = {
       state: 'running',
       tokens: { requests: 3 },
@@ -303,8 +316,8 @@ describe('metricsLines', () => {
     };
     const lines = metricsLines(view(stats), 80);
     expect(lines.slice(-2)).toEqual([
-      '! engine metrics (http://x/metrics): HTTP 503',
-      '! nvidia-smi: not found',
+      'in flight —   prompt tokens —   generated —   requests 3',
+      '! engine metrics (http://x/metrics): HTTP 503  ·  nvidia-smi: not found',
     ]);
   });
 
@@ -342,5 +355,87 @@ describe('metricsLines', () => {
         "! boom",
       ]
     `);
+  });
+});
+
+describe('metricsLines: one height whatever readings exist', () => {
+  const FULL: Stats = {
+    state: 'running',
+    runner: 'llamacpp',
+    modelId: 'qwen3-8b',
+    servedName: 'chat',
+    uptimeSeconds: 90,
+    ready: 'ready',
+    lastActiveAt: secondsAgo(5),
+    cpu: { utilization: 25 },
+    memory: { used: 8 * GIB, total: 32 * GIB },
+    gpus: [
+      { index: 0, utilization: 80, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB },
+      { index: 1, utilization: 10, temperature: 60 },
+    ],
+    history: [{ t: 1, c: 10, m: 20, g: [{ i: 0, u: 0, m: 50 }] }],
+    tokens: { running: 1, promptTokens: 100, generationTokens: 200, requests: 4 },
+    errors: ['boom'],
+  };
+  const OPTIONAL = [
+    'runner',
+    'modelId',
+    'servedName',
+    'uptimeSeconds',
+    'ready',
+    'lastActiveAt',
+    'cpu',
+    'memory',
+    'gpus',
+    'history',
+    'tokens',
+    'errors',
+  ] as const;
+
+  it('the section is as tall with any readings missing as with all of them, given its GPU slots', () => {
+    const height = metricsLines(view(FULL, { gpuSlots: [0, 1] }), 80).length;
+    fc.assert(
+      fc.property(
+        fc.subarray([...OPTIONAL]),
+        fc.constantFrom('idle', 'running', 'stopped', 'crashed'),
+        fc.integer({ min: 0, max: 4 }),
+        fc.boolean(),
+        fc.integer({ min: 20, max: 200 }),
+        (dropped, state, errorCount, oneGpu, columns) => {
+          const stats: Record<string, unknown> = Object.fromEntries(
+            Object.entries({ ...FULL, state }).filter(
+              ([key]) => !(dropped as readonly string[]).includes(key),
+            ),
+          );
+          if (!dropped.includes('errors')) {
+            stats.errors = Array.from({ length: errorCount }, (_, index) => `error ${index}`);
+          }
+          if (oneGpu && !dropped.includes('gpus')) {
+            stats.gpus = FULL.gpus?.slice(0, 1);
+          }
+          const lines = metricsLines(view(stats as Stats, { gpuSlots: [0, 1] }), columns);
+          expect(lines).toHaveLength(height);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps the token counters row from the first frame, before any scrape', () => {
+    const before = metricsLines(view({ state: 'running', uptimeSeconds: 0 }), 80);
+    const after = metricsLines(
+      view({ state: 'running', uptimeSeconds: 15, tokens: FULL.tokens ?? {} }),
+      80,
+    );
+    expect(before).toHaveLength(after.length);
+    expect(before.indexOf('in flight —   prompt tokens —   generated —   requests —')).toBe(
+      after.indexOf('in flight 1   prompt tokens 100   generated 200   requests 4'),
+    );
+  });
+
+  it('keeps a seen GPU row while no reading names it', () => {
+    const lines = metricsLines(view({ state: 'stopped' }, { gpuSlots: [3] }), 64);
+    expect(seriesLine(lines, 'GPU util')).toBe(`GPU util  ░░░░░░░░░░ ${' '.repeat(20)}  —`);
+    expect(seriesLine(lines, 'GPU mem')).toBe(`GPU mem   ░░░░░░░░░░ ${' '.repeat(20)}  —`);
   });
 });

@@ -83,37 +83,43 @@ interface Series {
   readonly detail: string;
 }
 
-function seriesOf(stats: Stats): Series[] {
+/** Every GPU index a reading names: the current readings and the retained history. */
+export function gpuIndexesOf(stats: Stats): number[] {
+  return [
+    ...new Set<number>([
+      ...(stats.gpus ?? []).map((gpu) => gpu.index),
+      ...(stats.history ?? []).flatMap((sample) => (sample.g ?? []).map((gpu) => gpu.i)),
+    ]),
+  ].sort((a, b) => a - b);
+}
+
+/**
+ * One series per row, always the same rows: CPU and RAM, then two per GPU slot. A reading that is
+ * missing leaves its row in place with an empty gauge and a dash, so the section never changes
+ * height as readings come and go (a paused log window below it must not move on its own).
+ */
+function seriesOf(stats: Stats, gpuSlots: readonly number[]): Series[] {
   const history: History = stats.history ?? [];
-  const series: Series[] = [];
-  const running = stats.state === 'running';
-  if (running || history.length > 0) {
-    const memory = stats.memory;
-    series.push(
-      {
-        label: 'CPU',
-        percent: stats.cpu?.utilization,
-        history: history.map((sample) => sample.c),
-        detail: stats.cpu === undefined ? '' : `${stats.cpu.utilization.toFixed(0)}%`,
-      },
-      {
-        label: 'RAM',
-        percent:
-          memory === undefined || memory.total <= 0
-            ? undefined
-            : (memory.used / memory.total) * 100,
-        history: history.map((sample) => sample.m),
-        detail:
-          memory === undefined ? '' : `${formatBytes(memory.used)} / ${formatBytes(memory.total)}`,
-      },
-    );
-  }
-  const gpuIndexes = new Set<number>([
-    ...(stats.gpus ?? []).map((gpu) => gpu.index),
-    ...history.flatMap((sample) => (sample.g ?? []).map((gpu) => gpu.i)),
-  ]);
-  const several = gpuIndexes.size > 1;
-  for (const index of [...gpuIndexes].sort((a, b) => a - b)) {
+  const memory = stats.memory;
+  const series: Series[] = [
+    {
+      label: 'CPU',
+      percent: stats.cpu?.utilization,
+      history: history.map((sample) => sample.c),
+      detail: stats.cpu === undefined ? '—' : `${stats.cpu.utilization.toFixed(0)}%`,
+    },
+    {
+      label: 'RAM',
+      percent:
+        memory === undefined || memory.total <= 0 ? undefined : (memory.used / memory.total) * 100,
+      history: history.map((sample) => sample.m),
+      detail:
+        memory === undefined ? '—' : `${formatBytes(memory.used)} / ${formatBytes(memory.total)}`,
+    },
+  ];
+  const slots = [...new Set([...gpuSlots, ...gpuIndexesOf(stats)])].sort((a, b) => a - b);
+  const several = slots.length > 1;
+  for (const index of slots) {
     const gpu = stats.gpus?.find((entry) => entry.index === index);
     const past = history.map((sample) => sample.g?.find((entry) => entry.i === index));
     const name = several ? `GPU ${index}` : 'GPU';
@@ -128,7 +134,7 @@ function seriesOf(stats: Stats): Series[] {
         history: past.map((entry) => entry?.u),
         detail:
           gpu?.utilization === undefined
-            ? ''
+            ? '—'
             : `${gpu.utilization}%${gpu.temperature === undefined ? '' : `  ${gpu.temperature}°C`}`,
       },
       {
@@ -137,7 +143,7 @@ function seriesOf(stats: Stats): Series[] {
         history: past.map((entry) => entry?.m),
         detail:
           gpu?.memoryUsed === undefined || gpu.memoryTotal === undefined
-            ? ''
+            ? '—'
             : `${formatBytes(gpu.memoryUsed)} / ${formatBytes(gpu.memoryTotal)}`,
       },
     );
@@ -150,9 +156,17 @@ export interface MetricsView {
   readonly now: Date;
   /** Age of the newest sampler reading, when it is old enough to mention (not renewed). */
   readonly staleSeconds?: number;
+  /**
+   * GPU indexes the view has seen so far (the caller keeps them): their rows stay even while no
+   * reading names them, so the section's height depends on the host, never on the readings.
+   */
+  readonly gpuSlots?: readonly number[];
 }
 
-export function metricsLines({ stats, now, staleSeconds }: MetricsView, columns: number): string[] {
+export function metricsLines(
+  { stats, now, staleSeconds, gpuSlots = [] }: MetricsView,
+  columns: number,
+): string[] {
   const lines: string[] = [];
   const engine =
     stats.runner !== undefined && isRunner(stats.runner)
@@ -167,7 +181,11 @@ export function metricsLines({ stats, now, staleSeconds }: MetricsView, columns:
   const stale =
     staleSeconds === undefined ? '' : `  ·  readings ${formatDuration(staleSeconds)} old`;
   lines.push(`${state}${readiness}${stale}`);
-  if (engine !== undefined) {
+  // Every row below is always present (a dash stands in for a missing reading): the section has
+  // one height for a given set of GPU slots, whatever the engine or the sampler has reported.
+  if (engine === undefined) {
+    lines.push('engine —');
+  } else {
     const served = stats.modelId;
     const alias =
       stats.servedName === undefined || stats.servedName === served
@@ -176,34 +194,33 @@ export function metricsLines({ stats, now, staleSeconds }: MetricsView, columns:
     const what = [served, alias].filter((part) => part !== undefined && part !== '').join(' ');
     lines.push(`${engine}  ${what}`.trimEnd());
   }
-  if (stats.lastActiveAt !== undefined) {
+  if (stats.lastActiveAt === undefined) {
+    lines.push('last active —');
+  } else {
     const ago = (now.getTime() - Date.parse(stats.lastActiveAt)) / 1000;
     lines.push(`last active ${ago < 1 ? 'just now' : `${formatDuration(ago)} ago`}`);
   }
 
-  const series = seriesOf(stats);
-  if (series.length > 0) {
-    const labelWidth = Math.max(...series.map((entry) => entry.label.length));
-    const room = Math.max(0, columns - labelWidth - 4 - 22);
-    const gaugeWidth = Math.min(20, Math.floor(room / 3));
-    const barWidth = Math.min(40, room - gaugeWidth);
-    lines.push('');
-    for (const entry of series) {
-      lines.push(
-        `${entry.label.padEnd(labelWidth)}  ${gauge(entry.percent, gaugeWidth)} ${sparkline(entry.history, barWidth)}  ${entry.detail}`,
-      );
-    }
-  }
-
-  if (stats.tokens !== undefined) {
-    const tokens = stats.tokens;
+  const series = seriesOf(stats, gpuSlots);
+  const labelWidth = Math.max(...series.map((entry) => entry.label.length));
+  const room = Math.max(0, columns - labelWidth - 4 - 22);
+  const gaugeWidth = Math.min(20, Math.floor(room / 3));
+  const barWidth = Math.min(40, room - gaugeWidth);
+  lines.push('');
+  for (const entry of series) {
     lines.push(
-      '',
-      `in flight ${formatCount(tokens.running)}   prompt tokens ${formatCount(tokens.promptTokens)}   generated ${formatCount(tokens.generationTokens)}   requests ${formatCount(tokens.requests)}`,
+      `${entry.label.padEnd(labelWidth)}  ${gauge(entry.percent, gaugeWidth)} ${sparkline(entry.history, barWidth)}  ${entry.detail}`,
     );
   }
-  for (const error of stats.errors ?? []) {
-    lines.push(`! ${error}`);
-  }
+
+  // The counters row is there from the first frame, dashes until the first scrape.
+  const tokens = stats.tokens ?? {};
+  lines.push(
+    '',
+    `in flight ${formatCount(tokens.running)}   prompt tokens ${formatCount(tokens.promptTokens)}   generated ${formatCount(tokens.generationTokens)}   requests ${formatCount(tokens.requests)}`,
+  );
+  // One row for collection failures, blank when there are none (several share it).
+  const errors = stats.errors ?? [];
+  lines.push(errors.length === 0 ? '' : `! ${errors.join('  ·  ')}`);
   return lines;
 }

@@ -11,6 +11,7 @@ import { actionFor } from './keys.ts';
 import { layout, logRows, type ViewState } from './layout.ts';
 import { appendLines, applyAction, EMPTY_PANE } from './log-pane.ts';
 import { LogTail } from './log-tail.ts';
+import { gpuIndexesOf } from './metrics-pane.ts';
 import { openTerminal } from './terminal.ts';
 
 export interface ViewOptions {
@@ -34,13 +35,20 @@ const METRICS_REFRESH_MS = 1_000;
 export async function runView(options: ViewOptions): Promise<void> {
   const terminal = openTerminal(options.input, options.output);
   const tail = new LogTail(options.logPath);
+  // A GPU once seen keeps its rows, so the metrics section never shrinks under the log.
+  const gpuSlots = new Set<number>();
   const metricsNow = (): ViewState['metrics'] => {
     const now = new Date();
     const snapshot = options.record.snapshot();
     const age = snapshot.sampledAt === undefined ? 0 : now.getTime() - snapshot.sampledAt.getTime();
+    const stats = statsOf(snapshot, now);
+    for (const index of gpuIndexesOf(stats)) {
+      gpuSlots.add(index);
+    }
     return {
-      stats: statsOf(snapshot, now),
+      stats,
       now,
+      gpuSlots: [...gpuSlots],
       ...(snapshot.state === 'running' && age >= options.staleAfterMs
         ? { staleSeconds: Math.floor(age / 1000) }
         : {}),

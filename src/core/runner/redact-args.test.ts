@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { redactArgs } from './supervisor.ts';
+import { redactArgs } from './redact-args.ts';
 
 describe('redactArgs (GUIDE D5)', () => {
   it('masks the values of secret-bearing flags and keeps everything else', () => {

@@ -1,0 +1,104 @@
+/**
+ * What a coding agent is pointed at (spec §4.2 last paragraph, §1.4), pure: the fleet file's
+ * `gateway` section or one node's engine in, a provider (base URL, models, default model, the
+ * variable carrying the key) out. Which agent gets it, and how, is agents.ts's business.
+ */
+import { SvcError } from '../core/errors.ts';
+import type { FleetGateway, Variables } from '../gateway/fleet-file.ts';
+
+/** The credential: the variable the agent reads it from, and its value for the agent's env. */
+export interface AgentKey {
+  readonly variable: string;
+  readonly value: string;
+}
+
+export interface AgentTarget {
+  /** The provider's key in the agent's config (`-m <providerId>/<model>`). */
+  readonly providerId: string;
+  /** The provider's name as the agent shows it. */
+  readonly label: string;
+  /** OpenAI-compatible base, `/v1` included. */
+  readonly baseUrl: string;
+  readonly models: readonly string[];
+  /** Absent for the generic provider: the user picks one of `models`. */
+  readonly defaultModel?: string;
+  /** Absent when the endpoint takes no key. */
+  readonly key?: AgentKey;
+}
+
+/** spec §4.2: the section's address, with `/v1` added when it names no path. */
+export function agentBaseUrl(url: string): string {
+  const parsed = new URL(url);
+  const path = parsed.pathname.replace(/\/+$/, '');
+  return `${parsed.origin}${path === '' ? '/v1' : path}`;
+}
+
+/** The first layer holding a non-empty value for `name`, in the order given. */
+export function firstSet(name: string, layers: readonly Variables[]): string | undefined {
+  for (const layer of layers) {
+    const value = layer[name];
+    if (value !== undefined && value !== '') {
+      return value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The gateway token (spec §4.2): from `layers` in order (the caller passes the project's ENV lines
+ * over the process over the project's `.env`, then the fleet file's `.env`). A variable the section
+ * names itself must be set; the `OPENAI_API_KEY` stand-in may be unset (a tokenless loopback
+ * gateway), and then no key is written.
+ */
+export function gatewayKey(
+  gateway: FleetGateway,
+  layers: readonly Variables[],
+  where: string,
+): AgentKey | undefined {
+  const value = firstSet(gateway.tokenEnv, layers);
+  if (value !== undefined) {
+    return { variable: gateway.tokenEnv, value };
+  }
+  if (gateway.ownTokenEnv) {
+    throw new SvcError(
+      'ERR_FLEET',
+      `${gateway.tokenEnv} is not set (the gateway): export it, or put it in ${where}`,
+    );
+  }
+  return undefined;
+}
+
+/** spec §1.4: omlx and mtplx run with or without a key; their agents send OPENAI_API_KEY if set. */
+export const OPTIONAL_KEY_RUNNERS: ReadonlySet<string> = new Set(['omlx', 'mtplx']);
+
+/**
+ * The key for a node's engine: its `engineTokenEnv` when the engine is gated; for an optional-key
+ * engine, `OPENAI_API_KEY` only when that is set (spec §1.4); otherwise none.
+ */
+export function nodeEngineKey(
+  node: { readonly engineTokenEnv?: string; readonly engineKey?: string },
+  runner: string | undefined,
+  gatedKey: string | undefined,
+  env: Variables,
+): AgentKey | undefined {
+  if (gatedKey !== undefined && node.engineTokenEnv !== undefined) {
+    return { variable: node.engineTokenEnv, value: gatedKey };
+  }
+  if (runner !== undefined && OPTIONAL_KEY_RUNNERS.has(runner)) {
+    const value = firstSet('OPENAI_API_KEY', [env]);
+    return value === undefined ? undefined : { variable: 'OPENAI_API_KEY', value };
+  }
+  return undefined;
+}
+
+/** Model ids from a `GET /v1/models` reply (OpenAI list shape), de-duplicated in order. */
+export function modelIdsOf(reply: unknown): string[] {
+  const data = (reply as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) {
+    return [];
+  }
+  const ids = data
+    .map((entry: unknown) => (entry as { id?: unknown } | null)?.id)
+    .filter((id): id is string => typeof id === 'string' && id !== '');
+  return [...new Set(ids)];
+}

@@ -1,0 +1,56 @@
+/**
+ * The worked example in docs/agents.md is what svc hands the agents: its fleet file and Svcfile
+ * go through the same code `svc code` runs, and the result must equal the page's JSON blocks.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { describe, expect, it } from 'vitest';
+
+import { unwrap } from '../core/project/diagnostics.ts';
+import type { OpenedProject } from '../core/project/open-project.ts';
+import { parseSvcfile } from '../core/project/parse.ts';
+import { parseFleet } from '../gateway/fleet-file.ts';
+import { opencodeConfig } from './opencode.ts';
+import { PI, piModels } from './pi.ts';
+import { gatewayTarget } from './resolve-target.ts';
+
+const page = readFileSync(join(fileURLToPath(import.meta.url), '../../../docs/agents.md'), 'utf8');
+
+function block(info: string): string {
+  const match = new RegExp(`\`\`\`${info}\\n([\\s\\S]*?)\`\`\``).exec(page);
+  if (match?.[1] === undefined) {
+    throw new Error(`docs/agents.md has no \`\`\`${info} block`);
+  }
+  return match[1];
+}
+
+describe('docs/agents.md', () => {
+  it('shows exactly the opencode config and Pi models.json svc writes for its example', async () => {
+    // The nodes' variables are unset: svc code reads the fleet leniently (GUIDE D24).
+    const fleet = unwrap(
+      parseFleet(block('yaml title=fleet.yaml'), 'fleet.yaml', {
+        env: {},
+        dotenv: {},
+        nodeTokens: 'lenient',
+      }),
+    );
+    const project = unwrap(parseSvcfile(block('Svcfile'), 'Svcfile'));
+    const opened = { project, env: { GATEWAY_TOKEN: 'secret' } } as unknown as OpenedProject;
+    const target = await gatewayTarget({
+      fleet,
+      fleetDotenv: {},
+      env: {},
+      project: { opened, path: 'Svcfile' },
+    });
+    expect(opencodeConfig(target)).toEqual(JSON.parse(block('json title=OPENCODE_CONFIG_CONTENT')));
+    expect(piModels(target)).toEqual(JSON.parse(block('json title=models.json')));
+    expect(PI.plan(target, { privateDir: '/p' }).args).toEqual([
+      '--provider',
+      'svc',
+      '--model',
+      'coder',
+    ]);
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * opencode: configured through OPENCODE_CONFIG_CONTENT, the inline config opencode merges over
+ * the user's own files (its config docs, "Precedence order"), so nothing of the user's is edited
+ * (spec §1.1). The provider uses opencode's bundled `@ai-sdk/openai-compatible`; the key is an
+ * `{env:VAR}` reference resolved by opencode from the environment svc hands it.
+ */
+import { type AgentPlan, type AgentSpec, keyEnv } from './agent-plan.ts';
+import type { AgentTarget } from './agent-target.ts';
+
+export function opencodeConfig(target: AgentTarget): Record<string, unknown> {
+  return {
+    $schema: 'https://opencode.ai/config.json',
+    provider: {
+      [target.providerId]: {
+        npm: '@ai-sdk/openai-compatible',
+        name: target.label,
+        options: {
+          baseURL: target.baseUrl,
+          ...(target.key === undefined ? {} : { apiKey: `{env:${target.key.variable}}` }),
+        },
+        models: Object.fromEntries(target.models.map((model) => [model, { name: model }])),
+      },
+    },
+    ...(target.defaultModel === undefined
+      ? {}
+      : { model: `${target.providerId}/${target.defaultModel}` }),
+  };
+}
+
+export const OPENCODE: AgentSpec = {
+  name: 'opencode',
+  command: 'opencode',
+  plan(target: AgentTarget): AgentPlan {
+    return {
+      env: { ...keyEnv(target), OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeConfig(target)) },
+      args: [],
+      files: [],
+    };
+  },
+};

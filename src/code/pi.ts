@@ -1,0 +1,50 @@
+/**
+ * Pi (`@mariozechner/pi-coding-agent`): configured through a private agent directory
+ * (PI_CODING_AGENT_DIR, in place of the user's ~/.pi/agent) holding a models.json that svc owns,
+ * so the user's own Pi files are never edited (spec §1.1). Pi reads `apiKey` as the name of an
+ * environment variable (its README, "API Key Resolution"); the default model goes on the command
+ * line as `--provider`/`--model` (no secret there).
+ */
+import { join } from 'node:path';
+
+import { type AgentContext, type AgentPlan, type AgentSpec, keyEnv } from './agent-plan.ts';
+import type { AgentTarget } from './agent-target.ts';
+
+/**
+ * Pi lists only models whose provider has an apiKey, so an endpoint without a key gets this
+ * placeholder: not a variable name, not a secret, ignored by an ungated server.
+ */
+export const PI_NO_KEY = 'no-key';
+
+export function piModels(target: AgentTarget): Record<string, unknown> {
+  return {
+    providers: {
+      [target.providerId]: {
+        baseUrl: target.baseUrl,
+        api: 'openai-completions',
+        apiKey: target.key?.variable ?? PI_NO_KEY,
+        models: target.models.map((id) => ({ id, name: `${id} (${target.label})` })),
+      },
+    },
+  };
+}
+
+export const PI: AgentSpec = {
+  name: 'pi',
+  command: 'pi',
+  plan(target: AgentTarget, context: AgentContext): AgentPlan {
+    return {
+      env: { ...keyEnv(target), PI_CODING_AGENT_DIR: context.privateDir },
+      args:
+        target.defaultModel === undefined
+          ? []
+          : ['--provider', target.providerId, '--model', target.defaultModel],
+      files: [
+        {
+          path: join(context.privateDir, 'models.json'),
+          content: `${JSON.stringify(piModels(target), null, 2)}\n`,
+        },
+      ],
+    };
+  },
+};

@@ -1,0 +1,164 @@
+/**
+ * Where `svc code` points the agent, from the fleet file and an optional project file (I/O at
+ * this edge; the decisions are agent-target.ts's): through the gateway section with the project's
+ * model, through the gateway as a generic provider listing GET /v1/models, or at one node's engine.
+ */
+import { stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+import { request } from 'undici';
+
+import { SvcError } from '../core/errors.ts';
+import { SVCFILE } from '../core/project/load.ts';
+import type { OpenedProject } from '../core/project/open-project.ts';
+import type { Fleet, FleetGateway, Variables } from '../gateway/fleet-file.ts';
+import { nodeStatus } from '../gateway/node-client.ts';
+import { engineTarget } from '../gateway/route.ts';
+import {
+  agentBaseUrl,
+  type AgentKey,
+  type AgentTarget,
+  gatewayKey,
+  modelIdsOf,
+  nodeEngineKey,
+} from './agent-target.ts';
+
+/** The model a project file names for agents: its ALIAS, else its MODEL (GUIDE D14). */
+export function projectModel(project: OpenedProject): string | undefined {
+  return project.project.alias?.value ?? project.project.model?.value;
+}
+
+/** Whether a Svcfile sits beside the fleet file (spec §4.2: else the generic provider). */
+export async function svcfileBeside(fleetPath: string): Promise<string | undefined> {
+  const path = join(dirname(fleetPath), SVCFILE);
+  try {
+    return (await stat(path)).isFile() ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function listModels(baseUrl: string, key: AgentKey | undefined): Promise<string[]> {
+  const url = `${baseUrl}/models`;
+  let reply;
+  try {
+    reply = await request(url, {
+      signal: AbortSignal.timeout(15_000),
+      headers: key === undefined ? {} : { authorization: `Bearer ${key.value}` },
+    });
+  } catch (error) {
+    throw new SvcError(
+      'ERR_UPSTREAM',
+      `cannot list the gateway's models at ${url}: ${(error as Error).message}`,
+    );
+  }
+  const text = await reply.body.text();
+  if (reply.statusCode !== 200) {
+    const hint = reply.statusCode === 401 ? ' (the gateway refused the token)' : '';
+    throw new SvcError('ERR_UPSTREAM', `GET ${url} answered HTTP ${reply.statusCode}${hint}`);
+  }
+  try {
+    return modelIdsOf(JSON.parse(text));
+  } catch {
+    throw new SvcError('ERR_UPSTREAM', `GET ${url} answered something other than JSON`);
+  }
+}
+
+function requireGateway(fleet: Fleet): FleetGateway {
+  if (fleet.gateway === undefined) {
+    throw new SvcError(
+      'ERR_FLEET',
+      `${fleet.path} has no gateway section: add one (gateway: {url: http://<gateway host>:4000}), or pass --node <name> to use one node's engine`,
+    );
+  }
+  return fleet.gateway;
+}
+
+export interface GatewayInputs {
+  readonly fleet: Fleet;
+  readonly fleetDotenv: Variables;
+  readonly env: Variables;
+  readonly project?: { readonly opened: OpenedProject; readonly path: string };
+}
+
+/** Through the gateway section (spec §4.2 last paragraph). */
+export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget> {
+  const gateway = requireGateway(inputs.fleet);
+  const baseUrl = agentBaseUrl(gateway.url);
+  const { project } = inputs;
+  // Credential order: ENV line > process env > .env beside the project file (all merged in
+  // project.opened.env by projectEnvironment), then the .env beside the fleet file.
+  const key = gatewayKey(
+    gateway,
+    [project?.opened.env ?? inputs.env, inputs.fleetDotenv],
+    project === undefined
+      ? `the .env beside ${inputs.fleet.path}`
+      : `the .env beside ${project.path}, or an ENV line in it`,
+  );
+  const model = project === undefined ? undefined : projectModel(project.opened);
+  if (model !== undefined) {
+    return {
+      providerId: 'svc',
+      label: `svc gateway (${gateway.name})`,
+      baseUrl,
+      models: [model],
+      defaultModel: model,
+      ...(key === undefined ? {} : { key }),
+    };
+  }
+  return {
+    providerId: gateway.name,
+    label: `Gateway (${gateway.name})`,
+    baseUrl,
+    models: await listModels(baseUrl, key),
+    ...(key === undefined ? {} : { key }),
+  };
+}
+
+/** At one node's engine: its published address and its engine key. */
+export async function nodeTarget(fleet: Fleet, name: string, env: Variables): Promise<AgentTarget> {
+  const node = fleet.nodes.find((candidate) => candidate.name === name);
+  if (node === undefined) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `--node "${name}" is not in ${fleet.path} (nodes: ${fleet.nodes.map((entry) => entry.name).join(', ')})`,
+    );
+  }
+  // The fleet was read leniently (GUIDE D24); this node's own variables must be set.
+  for (const [variable, value, field] of [
+    [node.tokenEnv, node.token, 'tokenEnv'],
+    [node.engineTokenEnv, node.engineKey, 'engineTokenEnv'],
+  ] as const) {
+    if (variable !== undefined && value === undefined) {
+      throw new SvcError(
+        'ERR_FLEET',
+        `${variable} is not set (node "${node.name}", ${field}): export it, or put it in the .env beside ${fleet.path}`,
+      );
+    }
+  }
+  const reply = await nodeStatus(node);
+  if (!reply.ok) {
+    throw new SvcError('ERR_UPSTREAM', `node "${node.name}" ${reply.outcome}: ${reply.detail}`);
+  }
+  const status = reply.value;
+  const model = status.servedName ?? status.model;
+  if (status.state !== 'running' || model === undefined) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `node "${node.name}" is ${status.state}, serving nothing: start it with svc fleet start ${node.name}, or use the gateway (drop --node)`,
+    );
+  }
+  const target = engineTarget({ node, ok: true, status }, fleet.path);
+  if ('unusable' in target) {
+    throw new SvcError('ERR_USAGE', target.unusable);
+  }
+  const key = nodeEngineKey(node, status.runner, target.key, env);
+  return {
+    providerId: node.name,
+    label: `svc node ${node.name}`,
+    baseUrl: target.baseUrl,
+    models: [model],
+    defaultModel: model,
+    ...(key === undefined ? {} : { key }),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * `svc code` launching the REAL opencode (the opencode-ai dev dependency) non-interactively
+ * through a real gateway in front of a real daemon and llama-server on the tiny model. opencode's
+ * first request is about 9k tokens, so the model declares context_length 32768. The reply is
+ * gibberish; what counts is that opencode exits 0 and its requests went through the gateway
+ * (whose access log records them, and whose request woke the node).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { freePort, startTestDaemon } from '../support/daemon.ts';
+import { REPO_ROOT, testPath } from '../support/engines.ts';
+import { startProcess } from '../support/processes.ts';
+import { SVC, tempDir } from '../support/svc.ts';
+import { writeTinyModel } from '../support/tiny-model.ts';
+
+const GATEWAY_TOKEN = 'gw-token-0c0d';
+const NODE_TOKEN = 'node-token-0c0d';
+const OPENCODE_BIN = join(REPO_ROOT, 'node_modules', '.bin');
+
+describe('svc code with the real opencode', () => {
+  it('runs opencode run through the gateway on the real llama-server and exits 0', async () => {
+    const dir = await tempDir();
+    const model = await writeTinyModel(join(dir, 'tiny.gguf'), { contextLength: 32768 });
+    const enginePort = await freePort();
+    await writeFile(
+      join(dir, 'a.svc'),
+      `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nCONTEXT 32768\nBASEURL 127.0.0.1:${enginePort}\n`,
+    );
+    const daemon = await startTestDaemon({ configDir: join(dir, 'config-a'), token: NODE_TOKEN });
+    const nodes = [
+      'nodes:',
+      '  - name: a',
+      '    host: 127.0.0.1',
+      `    port: ${new URL(daemon.url).port}`,
+      '    tokenEnv: NODE_TOKEN',
+      '    file: a.svc',
+      '    engine: {host: 127.0.0.1}',
+    ];
+    const fleetPath = join(dir, 'fleet.yaml');
+    await writeFile(fleetPath, `${nodes.join('\n')}\n`);
+    const gateway = startProcess(SVC, ['gateway', '--listen', '127.0.0.1:0'], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        NODE_TOKEN,
+        SVC_API_TOKEN: GATEWAY_TOKEN,
+        SVC_CONFIG_DIR: join(dir, 'config-gateway'),
+        SVC_LOG_LEVEL: 'debug',
+      },
+    });
+    const [, gatewayUrl = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    // The section names the gateway that is now listening (the gateway itself never reads it).
+    await writeFile(
+      fleetPath,
+      `gateway:\n  url: ${gatewayUrl}\n  tokenEnv: GW_TOKEN\n${nodes.join('\n')}\n`,
+    );
+
+    // opencode writes its data, cache and state under HOME/XDG dirs: all private to this test.
+    const home = join(dir, 'home');
+    await mkdir(join(home, '.config', 'opencode'), { recursive: true });
+    // This test user's own opencode config, which opencode merges under svc's inline one: the
+    // tiny model writes gibberish until its output limit (llama-server's -n does not cap a
+    // request's max_tokens), slowly over a 9k-token context on a loaded machine, so replies are
+    // capped at 8 tokens; without tools the gibberish cannot start a tool loop.
+    await writeFile(
+      join(home, '.config', 'opencode', 'opencode.json'),
+      JSON.stringify({
+        tools: { '*': false },
+        autoupdate: false,
+        share: 'disabled',
+        provider: { svc: { models: { tiny: { limit: { context: 32768, output: 8 } } } } },
+      }),
+    );
+    // Its own process group, so that however the test ends, opencode goes with svc (a SIGKILL'd
+    // svc could not forward anything).
+    const svc = startProcess(SVC, ['code', 'a.svc', '--', 'run', 'say hello', '-m', 'svc/tiny'], {
+      cwd: dir,
+      detached: true,
+      env: {
+        ...process.env,
+        SVC_ALIAS: '',
+        SVC_LOG_LEVEL: '',
+        PATH: testPath(OPENCODE_BIN),
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, '.config'),
+        XDG_DATA_HOME: join(home, '.local', 'share'),
+        XDG_CACHE_HOME: join(home, '.cache'),
+        XDG_STATE_HOME: join(home, '.local', 'state'),
+        OPENCODE_DISABLE_MODELS_FETCH: '1',
+        OPENCODE_DISABLE_AUTOUPDATE: '1',
+        SVC_CONFIG_DIR: join(dir, 'config-code'),
+        GW_TOKEN: GATEWAY_TOKEN,
+        OPENAI_API_KEY: '',
+      },
+    });
+    let status: number | NodeJS.Signals | 'timeout';
+    try {
+      status = await Promise.race([
+        svc.exited(),
+        new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 400_000)),
+      ]);
+    } finally {
+      try {
+        process.kill(-svc.pid, 'SIGKILL');
+      } catch {
+        // the whole group has already exited
+      }
+    }
+    const run = { status, stdout: svc.stdout(), stderr: svc.stderr() };
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stderr).toContain(`opencode → ${gatewayUrl}/v1`);
+    // opencode's completions reached the engine through the gateway, which woke the node for them.
+    expect(gateway.stderr()).toMatch(/method=POST path=\/v1\/chat\/completions status=200/);
+    expect(gateway.stderr()).not.toMatch(/path=\/v1\/chat\/completions status=(?:4|5)\d\d/);
+    const node = (await daemon.call('GET', '/v1/status')).json;
+    expect(node['state']).toBe('running');
+    expect(node['lastActiveAt']).toBeDefined();
+    expect(`${run.stdout}${run.stderr}`).not.toContain(GATEWAY_TOKEN);
+  }, 420_000);
+});

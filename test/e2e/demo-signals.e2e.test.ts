@@ -1,0 +1,70 @@
+/**
+ * `npm run demo` stops its whole tree on SIGINT or SIGTERM sent to the npm process (npm, node,
+ * the daemon, the gateway and llama-server), prints one last line once everything has stopped,
+ * and leaves the gateway's port free.
+ */
+import { connect } from 'node:net';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { REPO_ROOT, testPath } from '../support/engines.ts';
+import { alive, killSurvivorsAfterTest, processTree } from '../support/process-tree.ts';
+import { startProcess } from '../support/processes.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      done(false);
+    });
+    socket.once('error', () => done(true));
+  });
+}
+
+describe('npm run demo', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'stops every process it started on %s to npm, then prints one last line',
+    async (signal) => {
+      const dir = await tempDir('svc-demo-');
+      const demo = startProcess(NPM, ['run', 'demo'], {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          PATH: testPath(),
+          SVC_DEMO_PORT: '0',
+          SVC_DEMO_DIR: join(dir, 'demo'),
+          npm_config_update_notifier: 'false',
+        },
+      });
+      const [, port = '0'] = await demo.waitFor(/gateway\s+http:\/\/127\.0\.0\.1:(\d+)/, 120_000);
+      await demo.waitFor(/Ctrl\+C stops the gateway/, 120_000);
+      const tree = processTree(demo.pid);
+      killSurvivorsAfterTest(tree);
+      const commands = tree.join(' ');
+      // npm, the demo script, the daemon, the gateway and the engine the request woke.
+      expect(tree.length, commands).toBeGreaterThanOrEqual(5);
+
+      process.kill(demo.pid, signal);
+      // Generous: stopping takes a second or two; a tree that ignores the signal never ends.
+      const ended = await Promise.race([
+        demo.exited().then(() => true),
+        new Promise<false>((done) => setTimeout(() => done(false), 90_000)),
+      ]);
+      expect(ended, `npm run demo still running after ${signal}`).toBe(true);
+
+      expect(alive(tree)).toEqual([]);
+      const lines = demo.stdout().trimEnd().split('\n');
+      expect(lines.at(-1)).toBe(
+        'demo stopped: the gateway, the daemon and its engine have all exited',
+      );
+      expect(lines.filter((line) => line.startsWith('demo stopped'))).toHaveLength(1);
+      expect(await refused(Number(port))).toBe(true);
+    },
+    300_000,
+  );
+});

@@ -1,0 +1,48 @@
+/**
+ * Strict fleet files through the built CLI (GUIDE D20): a misspelt key stops both the gateway and
+ * `svc fleet` before anything starts, naming the key, its node, its line and the closest key.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { REPO_ROOT } from '../support/engines.ts';
+import { runToEnd } from '../support/processes.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+const SVC = join(REPO_ROOT, 'dist', 'cli.js');
+
+const FLEET = [
+  'nodes:',
+  '  - name: gpu0',
+  '    host: 127.0.0.1',
+  '    port: 1',
+  '  - name: gpu1',
+  '    host: 127.0.0.1',
+  '    tokenENV: GPU1_TOKEN',
+  '    wakee: off',
+  '',
+].join('\n');
+
+describe('a fleet file with a misspelt key', () => {
+  it('is refused by svc fleet and svc gateway, every key named with a suggestion', async () => {
+    const dir = await tempDir();
+    const fleet = join(dir, 'fleet.yaml');
+    await writeFile(fleet, FLEET);
+    const env = { ...process.env, SVC_LOG_LEVEL: '', GPU1_TOKEN: 'secret-token-value' };
+    const expected = [
+      `svc: ${fleet}: unknown key "tokenENV" in node "gpu1" (line 7): did you mean "tokenEnv"?`,
+      `${fleet}: unknown key "wakee" in node "gpu1" (line 8): did you mean "wake"?`,
+      '',
+    ].join('\n');
+    for (const args of [
+      ['fleet', 'status', '-f', fleet],
+      ['fleet', 'stop', '-f', fleet, 'gpu1'],
+      ['gateway', '-f', fleet, '--listen', '127.0.0.1:0'],
+    ]) {
+      const result = await runToEnd(SVC, args, { env });
+      expect(result).toEqual({ status: 2, stdout: '', stderr: expected });
+    }
+  });
+});

@@ -1,0 +1,227 @@
+/**
+ * Fleet state off the request path, end to end: the built gateway in front of a real daemon running
+ * the real llama-server (tiny model), beside nodes that misbehave (fakes in test/support, since no
+ * real daemon hangs or vanishes on cue). A node that hangs or refuses never slows a request for a
+ * model another node serves; the fleet reports it `unreachable` after its own timeout; and the
+ * gateway's descriptors stay bounded over hundreds of nodes, under a descriptor limit lower than
+ * the node count.
+ */
+import { readdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { describe, expect, it, onTestFinished } from 'vitest';
+
+import { freePort, startTestDaemon } from '../support/daemon.ts';
+import {
+  refusingPort,
+  runningStatus,
+  startFakeDaemons,
+  startHungDaemon,
+} from '../support/fake-daemons.ts';
+import { startProcess, type TestProcess } from '../support/processes.ts';
+import { runSvc, SVC, tempDir } from '../support/svc.ts';
+import { writeTinyModel } from '../support/tiny-model.ts';
+
+const GATEWAY_TOKEN = 'gateway-token-5d21';
+const NODE_TOKEN = 'node-token-9e8f';
+/** The gateway's per-node status timeout (node-client.ts), which no request should come near. */
+const STATUS_TIMEOUT_MS = 5_000;
+
+interface Setup {
+  dir: string;
+  gateway: TestProcess;
+  url: string;
+  call(path: string, body?: unknown): Promise<Response>;
+}
+
+/** A fleet of the real node "real" (serving `tiny`) plus `extraNodes` fleet-file entries. */
+async function setup(
+  extraNodes: { name: string; port: number }[],
+  options: { descriptorLimit?: number } = {},
+): Promise<Setup> {
+  const dir = await tempDir();
+  const model = await writeTinyModel(join(dir, 'tiny.gguf'));
+  const enginePort = await freePort();
+  const daemon = await startTestDaemon({
+    configDir: join(dir, 'config-real'),
+    token: NODE_TOKEN,
+    env: { SVC_SAMPLE_INTERVAL_SECONDS: '0.3' },
+  });
+  await writeFile(
+    join(dir, 'real.svc'),
+    `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nBASEURL 127.0.0.1:${enginePort}\n`,
+  );
+  const lines = [
+    'nodes:',
+    '  - name: real',
+    '    host: 127.0.0.1',
+    `    port: ${new URL(daemon.url).port}`,
+    '    tokenEnv: NODE_TOKEN',
+    '    file: real.svc',
+    '    engine: {host: 127.0.0.1}',
+    ...extraNodes.flatMap((node) => [
+      `  - name: ${node.name}`,
+      '    host: 127.0.0.1',
+      `    port: ${node.port}`,
+      '    tokenEnv: NODE_TOKEN',
+      '    wake: off',
+    ]),
+  ];
+  await writeFile(join(dir, 'fleet.yaml'), `${lines.join('\n')}\n`);
+  await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\n`);
+  const started = await runSvc(['fleet', 'start', 'real'], { cwd: dir });
+  expect(started.stdout).toContain('real  running');
+
+  const env = {
+    ...process.env,
+    SVC_API_TOKEN: GATEWAY_TOKEN,
+    SVC_CONFIG_DIR: join(dir, 'config-gateway'),
+    SVC_LOG_LEVEL: 'info',
+  };
+  const args = ['gateway', '--listen', '127.0.0.1:0'];
+  // `exec` keeps the PID, so /proc/<pid>/fd is the gateway's own table.
+  const gateway =
+    options.descriptorLimit === undefined
+      ? startProcess(SVC, args, { cwd: dir, env })
+      : startProcess(
+          'sh',
+          [
+            '-c',
+            `ulimit -n ${options.descriptorLimit} && exec "$0" "$@"`,
+            process.execPath,
+            SVC,
+            ...args,
+          ],
+          { cwd: dir, env },
+        );
+  const [, url = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const call = (path: string, body?: unknown): Promise<Response> =>
+    fetch(`${url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: {
+        authorization: `Bearer ${GATEWAY_TOKEN}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  // The engine is loading: the first request is held until it is ready (GUIDE D13).
+  const first = await call('/v1/chat/completions', chat());
+  expect(first.status).toBe(200);
+  await first.text();
+  return { dir, gateway, url, call };
+}
+
+const chat = (): Record<string, unknown> => ({
+  model: 'tiny',
+  messages: [{ role: 'user', content: 'hello' }],
+  max_tokens: 4,
+});
+
+/** `count` sequential completions through the gateway; each one's status and duration. */
+async function completions(test: Setup, count = 20): Promise<{ status: number; ms: number }[]> {
+  const results: { status: number; ms: number }[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = performance.now();
+    const reply = await test.call('/v1/chat/completions', chat());
+    await reply.text();
+    results.push({ status: reply.status, ms: performance.now() - started });
+  }
+  return results;
+}
+
+interface FleetReply {
+  nodes: { name: string; state: string; detail?: string }[];
+}
+
+async function fleetState(test: Setup, name: string): Promise<string | undefined> {
+  const reply = (await (await test.call('/v1/fleet')).json()) as FleetReply;
+  return reply.nodes.find((node) => node.name === name)?.state;
+}
+
+function descriptors(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+describe('gateway fleet state with nodes that hang, refuse, and number in the hundreds', () => {
+  it('answers every completion promptly beside a hung node, and marks that node unreachable', async () => {
+    const hung = await startHungDaemon();
+    onTestFinished(() => hung.close());
+    const test = await setup([{ name: 'hung', port: hung.port }]);
+
+    const results = await completions(test);
+    expect(results.map((result) => result.status)).toEqual(Array(20).fill(200));
+    // Each well under the status timeout the hung node costs a request that waits for it.
+    for (const result of results) {
+      expect(result.ms).toBeLessThan(STATUS_TIMEOUT_MS / 2);
+    }
+    // The gateway asked it (and keeps asking): it is in the fleet, not ignored.
+    expect(hung.accepted()).toBeGreaterThan(0);
+    // After its own timeout the fleet reports it unreachable, with the timeout as the detail.
+    const deadline = Date.now() + 4 * STATUS_TIMEOUT_MS;
+    let state = await fleetState(test, 'hung');
+    while (state !== 'unreachable' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      state = await fleetState(test, 'hung');
+    }
+    expect(state).toBe('unreachable');
+    expect(await fleetState(test, 'real')).toBe('running');
+
+    const status = await runSvc(['fleet', 'status', '--json'], { cwd: test.dir });
+    const rows = JSON.parse(status.stdout) as { node: string; outcome: string }[];
+    expect(rows.map((row) => `${row.node} ${row.outcome}`)).toEqual([
+      'real ok',
+      'hung unreachable',
+    ]);
+  }, 120_000);
+
+  it('answers every completion promptly beside a node that refuses connections', async () => {
+    const test = await setup([{ name: 'gone', port: await refusingPort() }]);
+    const results = await completions(test);
+    expect(results.map((result) => result.status)).toEqual(Array(20).fill(200));
+    for (const result of results) {
+      expect(result.ms).toBeLessThan(STATUS_TIMEOUT_MS / 2);
+    }
+    expect(await fleetState(test, 'gone')).toBe('unreachable');
+  }, 120_000);
+
+  it('keeps descriptors bounded over 300 nodes under a limit of 256, with no EMFILE', async () => {
+    const enginePort = await freePort();
+    const fakes = await startFakeDaemons(300, (index) =>
+      runningStatus(`other-model-${index}`, enginePort),
+    );
+    onTestFinished(() => fakes.close());
+    const hung = await startHungDaemon();
+    onTestFinished(() => hung.close());
+    const test = await setup(
+      [
+        ...fakes.ports.map((port, index) => ({ name: `fake-${index}`, port })),
+        { name: 'hung', port: hung.port },
+      ],
+      { descriptorLimit: 256 },
+    );
+
+    // Steady traffic over several refresh periods (2 s each): completions, and the fleet view.
+    let peak = 0;
+    const callsBefore = fakes.statusCalls();
+    for (let round = 0; round < 8; round += 1) {
+      const results = await completions(test, 10);
+      expect(results.map((result) => result.status)).toEqual(Array(10).fill(200));
+      const fleet = (await (await test.call('/v1/fleet')).json()) as FleetReply;
+      expect(fleet.nodes).toHaveLength(302);
+      expect(
+        fleet.nodes.filter((node) => node.name.startsWith('fake-') && node.state !== 'running'),
+      ).toEqual([]);
+      peak = Math.max(peak, descriptors(test.gateway.pid));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    // The fake nodes were asked again while traffic flowed: the state is kept, not read once.
+    expect(fakes.statusCalls() - callsBefore).toBeGreaterThan(300);
+    // Far below one per node: the fan-out bound (64) plus the gateway's own handful.
+    expect(peak).toBeLessThan(150);
+    expect(test.gateway.output()).not.toMatch(/EMFILE/);
+    // No connection per node is held between calls (status calls close theirs when answered).
+    expect(fakes.openConnections()).toBeLessThan(100);
+    // A fixed amount of work, not a time limit: a loaded machine may take a while over it.
+  }, 180_000);
+});
