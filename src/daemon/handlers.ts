@@ -68,6 +68,7 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
       await deps.sampler.refreshTokens();
       return statsOf(record.snapshot(), deps.now());
     },
+    lifetime: () => record.snapshot().lifetime,
 
     start: (body) =>
       serialized(async () => {

@@ -28,6 +28,7 @@ export function serveHandlers(deps: ServeHandlerDeps): ControlHandlers {
       await deps.sampler.refreshTokens();
       return statsOf(deps.record.snapshot(), deps.now());
     },
+    lifetime: () => deps.record.snapshot().lifetime,
     start: () =>
       Promise.reject(
         new SvcError(

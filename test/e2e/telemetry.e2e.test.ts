@@ -206,3 +206,75 @@ describe('telemetry with fake engines and GPU tools', () => {
     expect(await node.terminate()).toBe(0);
   });
 });
+
+/** Samples of a Prometheus text page; every line must be a comment or a well-formed sample. */
+function promSamples(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('# HELP ') || line.startsWith('# TYPE ')) {
+      continue;
+    }
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (-?[0-9.e+-]+|NaN|[+-]Inf)$/.exec(
+      line,
+    );
+    expect(match, `not a Prometheus sample line: ${line}`).not.toBeNull();
+    samples.set(match?.[1] ?? '', Number(match?.[2]));
+  }
+  return samples;
+}
+
+describe('GET /metrics with the real llama-server', () => {
+  it('is Prometheus text behind the token whose counters move with real traffic, and reading it is not activity', async () => {
+    const token = 'metrics-test-token';
+    const node = await startTestDaemon({ configDir: await tempDir(), token, env: FAST });
+    expect((await node.call('GET', '/metrics', { token: null })).status).toBe(401);
+    const idle = promSamples((await node.call('GET', '/metrics')).text);
+    expect(idle.get('svc_engine_state{state="idle"}')).toBe(1);
+    expect(idle.get('svc_engine_starts_total')).toBe(0);
+
+    const port = await freePort();
+    await node.call('POST', '/v1/start', {
+      body: {
+        runner: 'llamacpp',
+        modelId: model,
+        serveArgs: ['--host', '127.0.0.1', '--port', String(port)],
+      },
+    });
+    await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
+    const before = await until(
+      async () => promSamples((await node.call('GET', '/metrics')).text),
+      (samples) =>
+        samples.get('svc_engine_ready') === 1 && samples.has('svc_engine_requests_total'),
+    );
+    expect(before.get('svc_engine_state{state="running"}')).toBe(1);
+    expect(before.get('svc_engine_starts_total')).toBe(1);
+    expect(before.get('svc_host_memory_total_bytes')).toBeGreaterThan(0);
+    const activeBefore = before.get('svc_engine_last_active_timestamp_seconds');
+    // Scrapes alone never move lastActiveAt (spec §3).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const scraped = promSamples((await node.call('GET', '/metrics')).text);
+    expect(scraped.get('svc_engine_last_active_timestamp_seconds')).toBe(activeBefore);
+
+    const reply = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'hello world', max_tokens: 5 }),
+    });
+    expect(reply.status).toBe(200);
+    await reply.text();
+    const after = promSamples((await node.call('GET', '/metrics')).text);
+    expect(after.get('svc_engine_generation_tokens_total')).toBe(
+      (before.get('svc_engine_generation_tokens_total') ?? 0) + 5,
+    );
+    expect(after.get('svc_engine_prompt_tokens_total')).toBeGreaterThan(
+      before.get('svc_engine_prompt_tokens_total') ?? 0,
+    );
+
+    await node.call('POST', '/v1/stop');
+    const stopped = promSamples((await node.call('GET', '/metrics')).text);
+    expect(stopped.get('svc_engine_state{state="stopped"}')).toBe(1);
+    expect(stopped.has('svc_engine_uptime_seconds')).toBe(false);
+    expect(stopped.get('svc_engine_crashes_total')).toBe(0);
+    expect(await node.terminate()).toBe(0);
+  });
+});

@@ -14,6 +14,7 @@ function app(token?: string, overrides: Partial<ControlHandlers> = {}) {
   const handlers: ControlHandlers = {
     status: () => ({ state: 'idle', version: 'dev' }),
     metrics: () => ({ state: 'idle' }),
+    lifetime: () => ({ starts: 0, crashes: 0 }),
     start: (body) => {
       seen.push(body);
       return Promise.resolve({ state: 'running', version: 'dev' });
@@ -163,5 +164,35 @@ describe('control API', () => {
     expect(
       failed.some((line) => /ERROR api request method=POST path=\/v1\/stop status=500/.test(line)),
     ).toBe(true);
+  });
+
+  it('answers GET /metrics in the Prometheus text format from the metrics reply, behind the token', async () => {
+    const { api } = app('secret', {
+      metrics: () => ({ state: 'running', tokens: { requests: 7 }, cpu: { utilization: 50 } }),
+      lifetime: () => ({ starts: 2, crashes: 1, lastExitCode: 3 }),
+      status: () => ({ state: 'running', version: '1.2.0' }),
+    });
+    expect((await api.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
+    const headers = { authorization: 'Bearer secret' };
+    const text = await api.inject({ method: 'GET', url: '/metrics', headers });
+    expect(text.statusCode).toBe(200);
+    expect(text.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(text.body).toContain('svc_engine_requests_total 7');
+    expect(text.body).toContain('svc_host_cpu_utilization_ratio 0.5');
+    expect(text.body).toContain('svc_engine_starts_total 2');
+    expect(text.body).toContain('svc_engine_crashes_total 1');
+    expect(text.body).toContain('svc_engine_last_exit_code 3');
+    expect(text.body).toContain('svc_build_info{version="1.2.0"} 1');
+    const open = await api.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { ...headers, accept: 'application/openmetrics-text; version=1.0.0' },
+    });
+    expect(open.headers['content-type']).toBe(
+      'application/openmetrics-text; version=1.0.0; charset=utf-8',
+    );
+    expect(open.body.trimEnd().endsWith('# EOF')).toBe(true);
+    const wrong = await api.inject({ method: 'POST', url: '/metrics', headers });
+    expect(wrong.statusCode).toBe(405);
   });
 });

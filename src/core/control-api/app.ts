@@ -13,13 +13,17 @@ import { logRequest } from '../http/access-log.ts';
 import { HttpError } from '../http/http-error.ts';
 import { jsonErrorPosition } from '../http/json-error.ts';
 import type { Logger } from '../logger.ts';
+import { exposition, wantsOpenMetrics } from '../metrics/exposition.ts';
 import type { LogRead } from '../runner/engine-log.ts';
+import type { LifetimeCounts } from '../state/record.ts';
 import { ROUTES } from './routes.ts';
 import { validateBody } from './validate-body.ts';
 
 export interface ControlHandlers {
   status(): StatusResponse;
   metrics(): Promise<Stats> | Stats;
+  /** What the supervisor counted since this process started (for `GET /metrics`). */
+  lifetime(): LifetimeCounts;
   /** `body` is undefined for a body-less start. */
   start(body: unknown): Promise<StatusResponse>;
   stop(): Promise<StatusResponse>;
@@ -155,9 +159,21 @@ export function buildControlApi({ token, logger, handlers }: ControlApiOptions):
     app.route({
       method: route.method,
       url: route.path,
-      schema: { response: { 200: route.reply } },
-      handler: async (request) => {
+      ...(route.text === undefined ? { schema: { response: { 200: route.reply } } } : {}),
+      handler: async (request, reply) => {
         switch (route.name) {
+          case 'prometheus': {
+            // The same Stats /v1/metrics answers with (spec §3: one record), in Prometheus form.
+            const page = await exposition(
+              {
+                stats: await handlers.metrics(),
+                lifetime: handlers.lifetime(),
+                version: handlers.status().version,
+              },
+              wantsOpenMetrics(request.headers.accept),
+            );
+            return reply.type(page.contentType).send(page.body);
+          }
           case 'status':
             return handlers.status();
           case 'metrics':

@@ -39,7 +39,16 @@ export function controlApiDocument(): Record<string, unknown> {
       operationId: route.name,
       summary: route.summary,
       responses: {
-        200: { description: 'OK', content: { 'application/json': { schema: ref(route.reply) } } },
+        200: {
+          description: 'OK',
+          content:
+            route.text === undefined
+              ? { 'application/json': { schema: ref(route.reply) } }
+              : {
+                  'text/plain; version=0.0.4': { schema: { type: 'string' } },
+                  'application/openmetrics-text; version=1.0.0': { schema: { type: 'string' } },
+                },
+        },
         ...Object.fromEntries([401, ...route.errors].map((status) => [status, errorReply(status)])),
       },
     };

@@ -2,7 +2,7 @@
  * The control API's routes (spec §4.1): one table shared by the server, the OpenAPI generator,
  * the not-found and wrong-method replies, and (later) the gateway's node client.
  */
-import type { TSchema } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 
 import {
   DeployConfigPushSchema,
@@ -13,7 +13,8 @@ import {
   StatusResponseSchema,
 } from '../contract/schemas.ts';
 
-export type RouteName = 'status' | 'start' | 'stop' | 'metrics' | 'logs' | 'deployConfig';
+export type RouteName =
+  'status' | 'start' | 'stop' | 'metrics' | 'logs' | 'deployConfig' | 'prometheus';
 
 export interface RouteSpec {
   readonly name: RouteName;
@@ -27,6 +28,8 @@ export interface RouteSpec {
     readonly minimum: number;
   }[];
   readonly reply: TSchema;
+  /** The reply's media type when it is not JSON: the Prometheus text exposition. */
+  readonly text?: 'prometheus';
   /** Error statuses besides 401, which every route has. */
   readonly errors: readonly number[];
 }
@@ -85,5 +88,15 @@ export const ROUTES: readonly RouteSpec[] = [
     body: { schema: DeployConfigPushSchema, required: true },
     reply: MessageSchema,
     errors: [400],
+  },
+  {
+    name: 'prometheus',
+    method: 'GET',
+    path: '/metrics',
+    summary:
+      'The metrics reply and the daemon counters in the Prometheus text format (OpenMetrics when Accept asks); not activity',
+    reply: Type.String({ $id: 'PrometheusText' }),
+    text: 'prometheus',
+    errors: [],
   },
 ];

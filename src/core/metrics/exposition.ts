@@ -9,19 +9,12 @@
 import { Counter, Gauge, Registry, type RegistryContentType } from 'prom-client';
 
 import type { EngineState, Stats } from '../contract/schemas.ts';
+import type { LifetimeCounts } from '../state/record.ts';
 
 export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 export const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
 
 const STATES: readonly EngineState[] = ['idle', 'running', 'stopped', 'crashed'];
-
-/** What the supervisor counted since this process started. */
-export interface LifetimeCounts {
-  readonly starts: number;
-  readonly crashes: number;
-  /** The last engine exit's code, when it exited with one. */
-  readonly lastExitCode?: number;
-}
 
 export interface ExpositionInput {
   readonly stats: Stats;

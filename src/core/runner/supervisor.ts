@@ -248,7 +248,7 @@ export class Supervisor {
       });
     }
     if (this.stopping) {
-      this.options.record.ended('stopped');
+      this.options.record.ended('stopped', undefined, exit.code ?? undefined);
       this.options.logger.info('engine exited', { exit: describeExit(exit) });
     } else {
       // GUIDE D7: any unprompted exit is a crash, whatever its code; never restarted. GUIDE D23:

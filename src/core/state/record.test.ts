@@ -112,4 +112,19 @@ describe('lastExit (GUIDE D23)', () => {
     record.ended('stopped');
     expect(statusOf(record.snapshot(), new Date(0), 'dev')).not.toHaveProperty('lastExit');
   });
+
+  it('counts starts and crashes for the life of the process and keeps the last exit code', () => {
+    const record = new StateRecord();
+    expect(record.snapshot().lifetime).toEqual({ starts: 0, crashes: 0 });
+    record.started(run);
+    record.ended('crashed', { exitCode: 3, at: start.toISOString(), logTail: [] });
+    expect(record.snapshot().lifetime).toEqual({ starts: 1, crashes: 1, lastExitCode: 3 });
+    record.started(run);
+    record.ended('stopped', undefined, 0);
+    expect(record.snapshot().lifetime).toEqual({ starts: 2, crashes: 1, lastExitCode: 0 });
+    record.started(run);
+    // Ended by a signal: no exit code, so none is reported.
+    record.ended('crashed', { signal: 'SIGKILL', at: start.toISOString(), logTail: [] });
+    expect(record.snapshot().lifetime).toEqual({ starts: 3, crashes: 2 });
+  });
 });

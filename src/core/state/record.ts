@@ -32,8 +32,19 @@ export interface HostReading {
   readonly errors: readonly string[];
 }
 
+/** What this process's supervisor counted since it started (the node's Prometheus counters). */
+export interface LifetimeCounts {
+  /** Engines started (a failed start is not one). */
+  readonly starts: number;
+  /** Engines that exited unprompted while running. */
+  readonly crashes: number;
+  /** The last engine exit's code, when it exited with one (not by a signal). */
+  readonly lastExitCode?: number;
+}
+
 export interface RecordSnapshot {
   readonly state: EngineState;
+  readonly lifetime: LifetimeCounts;
   readonly run?: EngineRun;
   readonly lastActiveAt?: Date;
   readonly ready?: 'ready' | 'not-ready';
@@ -51,7 +62,11 @@ export interface RecordSnapshot {
 }
 
 export class StateRecord {
-  private current: RecordSnapshot = { state: 'idle', history: [] };
+  private current: RecordSnapshot = {
+    state: 'idle',
+    history: [],
+    lifetime: { starts: 0, crashes: 0 },
+  };
 
   snapshot(): RecordSnapshot {
     return this.current;
@@ -59,23 +74,41 @@ export class StateRecord {
 
   /** spec §3: a start is activity, so lastActiveAt moves forward to the start time. */
   started(run: EngineRun): void {
-    this.current = { state: 'running', run, lastActiveAt: run.startedAt, history: [] };
+    const { lifetime } = this.current;
+    this.current = {
+      state: 'running',
+      run,
+      lastActiveAt: run.startedAt,
+      history: [],
+      lifetime: { ...lifetime, starts: lifetime.starts + 1 },
+    };
   }
 
   /**
    * Stopped on request or crashed; the last run, lastActiveAt and history stay; live readings go.
    * A crash carries its `lastExit` record (GUIDE D7: the exit code or signal is kept for status).
    */
-  ended(state: 'stopped' | 'crashed', lastExit?: LastExit): void {
+  ended(state: 'stopped' | 'crashed', lastExit?: LastExit, exitCode?: number): void {
     const {
       ready: _ready,
       tokens: _tokens,
       tokensError: _error,
       host: _host,
       lastExit: _previous,
+      lifetime: { lastExitCode: _code, ...counts },
       ...rest
     } = this.current;
-    this.current = { ...rest, state, ...(lastExit === undefined ? {} : { lastExit }) };
+    const code = exitCode ?? lastExit?.exitCode;
+    this.current = {
+      ...rest,
+      state,
+      ...(lastExit === undefined ? {} : { lastExit }),
+      lifetime: {
+        ...counts,
+        crashes: counts.crashes + (state === 'crashed' ? 1 : 0),
+        ...(code === undefined ? {} : { lastExitCode: code }),
+      },
+    };
   }
 
   /**
