@@ -1,22 +1,26 @@
 /**
  * The gateway's HTTP surface (spec §4.2) on node:http directly: the hot path is one auth check,
  * one JSON parse for the model, a routing decision from cached node state, and a streaming
- * proxy, with nothing else in between (the latency target of issue 7 leaves no room for a
- * framework's per-request work). Every endpoint is behind the gateway token.
+ * proxy, with nothing else in between (a framework's per-request work does not fit the latency
+ * budget). Preflights answer without the token (GUIDE D22); everything else is behind it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { bearerChecker } from '../core/auth/bearer.ts';
 import { logRequest } from '../core/http/access-log.ts';
-import { jsonErrorPosition } from '../core/http/json-error.ts';
 import type { Logger } from '../core/logger.ts';
-import { errorBody, GatewayError } from './gateway-error.ts';
+import { corsHeaders, type CorsPolicy, preflightHeaders } from './cors.ts';
+import { errorBody, errorHeaders, GatewayError } from './gateway-error.ts';
+import { listModels, modelIdOf, modelReply, modelsReply } from './model-endpoints.ts';
+import type { ModelEntry } from './models-list.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { proxy } from './proxy.ts';
+import { proxiedReplyHeaders } from './reply-headers.ts';
+import { isModelEndpoint, modelRequestOf, notServed } from './request-target.ts';
+import type { EngineTarget } from './route.ts';
 import type { Waker } from './wake.ts';
+import { sseError, withWakeProgress } from './wake-progress.ts';
 
-const SERVED = ['/v1/models', '/v1/chat/completions', '/v1/completions', '/v1/fleet', '/health'];
-const COMPLETIONS = new Set(['/v1/chat/completions', '/v1/completions']);
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export interface GatewayDeps {
@@ -24,10 +28,30 @@ export interface GatewayDeps {
   readonly waker: Waker;
   readonly logger: Logger;
   readonly token?: string;
+  /** How long a non-streamed reply may take (--reply-timeout). */
+  readonly replyTimeoutMs: number;
+  /** The fleet file's gateway.cors origins; absent allows any (GUIDE D22). */
+  readonly cors?: CorsPolicy;
+  /** When the gateway started (ms): the `created` of models nothing runs yet. */
+  readonly startedAt: number;
 }
 
-function sendJson(response: ServerResponse, status: number, body: string): void {
+/** What one request's log line says beyond method and path (never a body or a header). */
+interface RequestContext {
+  model?: string;
+  node?: string;
+  /** Wake progress sent the headers: a later failure becomes an SSE error event. */
+  progressSent?: boolean;
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, {
+    ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
   });
@@ -47,78 +71,88 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return chunks.length === 1 ? (chunks[0] ?? Buffer.alloc(0)) : Buffer.concat(chunks);
 }
 
-function modelOf(body: Buffer): { model: string; streaming: boolean } {
-  let parsed: unknown;
-  try {
-    parsed = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
-  } catch (error) {
-    throw new GatewayError(400, `the request is not a JSON body${jsonErrorPosition(error)}`);
-  }
-  const fields =
-    typeof parsed === 'object' && parsed !== null
-      ? (parsed as { model?: unknown; stream?: unknown })
-      : {};
-  if (typeof fields.model !== 'string' || fields.model === '') {
-    throw new GatewayError(
-      400,
-      'the request names no model: completion requests need a "model" field',
-    );
-  }
-  return { model: fields.model, streaming: fields.stream === true };
-}
-
 async function complete(
   deps: GatewayDeps,
   request: IncomingMessage,
   response: ServerResponse,
+  context: RequestContext,
 ): Promise<void> {
   const body = await readBody(request);
-  const { model, streaming } = modelOf(body);
+  const arrived = performance.now();
+  const { model, streaming } = modelRequestOf(body);
+  context.model = model;
   // From the snapshots already held; a wait only when they cannot decide (node-states.ts).
   const snapshots = await deps.view.forModel(model);
   const decision = deps.view.decide(model, snapshots);
-  let target;
-  switch (decision.kind) {
-    case 'serve':
-      target = decision.target;
-      break;
-    case 'refuse':
-      throw new GatewayError(decision.status, decision.message);
-    case 'wait':
-      target = await deps.waker.waitFor(decision.node, model);
-      break;
-    case 'wake':
-      target = await deps.waker.wake(model, snapshots);
-      break;
+  let target: EngineTarget;
+  let wakeMs: number | undefined;
+  if (decision.kind === 'serve') {
+    target = decision.target;
+  } else if (decision.kind === 'refuse') {
+    throw new GatewayError(decision.status, decision.message, { code: decision.code });
+  } else {
+    const waitStarted = performance.now();
+    if (decision.kind === 'wait') {
+      context.node = decision.node.name;
+    }
+    const waiting =
+      decision.kind === 'wait'
+        ? deps.waker.waitFor(decision.node, model)
+        : deps.waker.wake(model, snapshots, (node) => {
+            context.node = node.name;
+          });
+    try {
+      target = streaming
+        ? await withWakeProgress(waiting, {
+            sink: response,
+            what: () => context.node ?? model,
+            headers: () => (context.node === undefined ? {} : { 'x-svc-node': context.node }),
+          })
+        : await waiting;
+    } finally {
+      context.progressSent = response.headersSent;
+    }
+    wakeMs = performance.now() - waitStarted;
   }
-  await proxy(target, { incoming: request, outgoing: response, body, streaming });
+  context.node = target.node.name;
+  const gatewayMs = performance.now() - arrived - (wakeMs ?? 0);
+  await proxy(target, {
+    incoming: request,
+    outgoing: response,
+    body,
+    streaming,
+    replyTimeoutMs: deps.replyTimeoutMs,
+    extraHeaders: proxiedReplyHeaders(target.node.name, {
+      gatewayMs,
+      ...(wakeMs === undefined ? {} : { wakeMs }),
+    }),
+  });
 }
 
+/** The `/v1/models` entries for one set of kept snapshots, computed once per set. */
+function entriesFor(
+  deps: GatewayDeps,
+  snapshots: readonly NodeSnapshot[],
+): Promise<readonly ModelEntry[]> {
+  return deps.view.reply('model-entries', snapshots, (current) =>
+    listModels(current, (node) => deps.view.wakeableModel(node), {
+      now: Date.now(),
+      startedAt: deps.startedAt,
+    }),
+  );
+}
+
+/** `/v1/models/{id}`: one entry from the same kept snapshots as the list. */
+async function modelEntry(deps: GatewayDeps, id: string): Promise<string> {
+  return modelReply(await entriesFor(deps, await deps.view.all()), id);
+}
+
+/** The `/v1/models` body, serialised once per set of snapshots and reused while it holds. */
 async function models(deps: GatewayDeps): Promise<string> {
   const snapshots = await deps.view.all();
-  return deps.view.reply('models', snapshots, (current) => modelList(deps, current));
-}
-
-async function modelList(deps: GatewayDeps, snapshots: readonly NodeSnapshot[]): Promise<string> {
-  const names: string[] = [];
-  for (const snapshot of snapshots) {
-    if (snapshot.ok && snapshot.status.state === 'running') {
-      const name = snapshot.status.servedName ?? snapshot.status.model;
-      if (name !== undefined) {
-        names.push(name);
-      }
-    }
-  }
-  const wakeable = await Promise.all(
-    snapshots.map((snapshot) =>
-      snapshot.ok && snapshot.status.state !== 'running'
-        ? deps.view.wakeableModel(snapshot.node)
-        : Promise.resolve(undefined),
-    ),
+  return deps.view.reply('models', snapshots, async (current) =>
+    modelsReply(await entriesFor(deps, current)),
   );
-  names.push(...wakeable.filter((name): name is string => name !== undefined));
-  const data = [...new Set(names)].map((id) => ({ id, object: 'model', owned_by: 'svc' }));
-  return JSON.stringify({ object: 'list', data });
 }
 
 async function topology(deps: GatewayDeps): Promise<string> {
@@ -161,13 +195,52 @@ async function fleetReply(deps: GatewayDeps, snapshots: readonly NodeSnapshot[])
   });
 }
 
+/** Whether the caller is waiting for `100 Continue` before sending its body. */
+function expectsContinue(request: IncomingMessage): boolean {
+  return /100-continue/i.test(request.headers.expect ?? '');
+}
+
+function fail(
+  deps: GatewayDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+  error: unknown,
+): void {
+  const refusal =
+    error instanceof GatewayError
+      ? error
+      : new GatewayError(500, 'internal error; see the gateway log', { code: 'internal_error' });
+  if (!(error instanceof GatewayError)) {
+    deps.logger.error('request failed inside the gateway', { reason: (error as Error).message });
+  }
+  if (response.headersSent) {
+    if (context.progressSent === true && !response.writableEnded && !response.destroyed) {
+      response.end(sseError(errorBody(refusal)));
+    } else {
+      response.destroy();
+    }
+    return;
+  }
+  const extra = errorHeaders(refusal);
+  if (expectsContinue(request) && refusal.status === 401) {
+    // The body was never asked for: close rather than read it (RFC 9110 §10.1.1).
+    extra['connection'] = 'close';
+  } else {
+    request.resume();
+  }
+  sendJson(response, refusal.status, errorBody(refusal), extra);
+}
+
 export function buildGateway(deps: GatewayDeps): Server {
   const authorized = bearerChecker(deps.token);
-  return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+  const handler = (request: IncomingMessage, response: ServerResponse): void => {
     const started = performance.now();
     // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
     const written = request.socket.bytesWritten;
-    response.once('finish', () => {
+    const context: RequestContext = {};
+    // 'close' rather than 'finish': a request whose caller left gets its line too.
+    response.once('close', () => {
       logRequest(deps.logger, {
         method: request.method ?? '',
         path: request.url ?? '',
@@ -175,49 +248,67 @@ export function buildGateway(deps: GatewayDeps): Server {
         durationMs: performance.now() - started,
         bytes: request.socket.bytesWritten - written,
         remote: request.socket.remoteAddress ?? '',
+        ...(context.model === undefined ? {} : { model: context.model }),
+        ...(context.node === undefined ? {} : { node: context.node }),
+        ...(response.writableFinished ? {} : { outcome: 'aborted' as const }),
       });
     });
+    const origin = request.headers.origin;
+    if (request.method === 'OPTIONS') {
+      // GUIDE D22: a preflight carries no credentials, so it is answered without the token.
+      response.writeHead(
+        204,
+        preflightHeaders(origin, request.headers['access-control-request-headers'], deps.cors),
+      );
+      response.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(corsHeaders(origin, deps.cors))) {
+      response.setHeader(name, value);
+    }
     const handle = async (): Promise<void> => {
       if (!authorized(request.headers.authorization)) {
         throw new GatewayError(401, 'missing or invalid bearer token');
       }
       const path = (request.url ?? '/').split('?')[0] ?? '/';
-      if (request.method === 'POST' && COMPLETIONS.has(path)) {
-        await complete(deps, request, response);
+      // HEAD answers like GET; node:http leaves the body out of a HEAD reply.
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      if (isModelEndpoint(method, path)) {
+        await complete(deps, request, response, context);
         return;
       }
-      if (request.method === 'GET' && path === '/health') {
+      if (method === 'GET' && path === '/health') {
         sendJson(response, 200, '{"ok":true}');
         return;
       }
-      if (request.method === 'GET' && path === '/v1/models') {
+      if (method === 'GET' && path === '/v1/models') {
         sendJson(response, 200, await models(deps));
         return;
       }
-      if (request.method === 'GET' && path === '/v1/fleet') {
+      const id = method === 'GET' ? modelIdOf(path) : undefined;
+      if (id !== undefined) {
+        context.model = id;
+        sendJson(response, 200, await modelEntry(deps, id));
+        return;
+      }
+      if (method === 'GET' && path === '/v1/fleet') {
         sendJson(response, 200, await topology(deps));
         return;
       }
-      throw new GatewayError(
-        404,
-        `the gateway serves ${SERVED.join(', ')}, not ${request.method ?? ''} ${path}`,
-      );
+      throw notServed(request.method, path);
     };
     handle().catch((error: unknown) => {
-      const status = error instanceof GatewayError ? error.status : 500;
-      const message =
-        error instanceof GatewayError ? error.message : 'internal error; see the gateway log';
-      if (!(error instanceof GatewayError)) {
-        deps.logger.error('request failed inside the gateway', {
-          reason: (error as Error).message,
-        });
-      }
-      if (response.headersSent) {
-        response.destroy();
-        return;
-      }
-      request.resume();
-      sendJson(response, status, errorBody(message));
+      fail(deps, request, response, context, error);
     });
+  };
+  const server = createServer({ keepAliveTimeout: 65_000 }, handler);
+  // With a listener here node:http no longer answers 100 Continue itself: a caller with a wrong
+  // token gets its 401 before it uploads the body.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (authorized(request.headers.authorization)) {
+      response.writeContinue();
+    }
+    handler(request, response);
   });
+  return server;
 }

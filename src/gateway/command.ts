@@ -44,13 +44,18 @@ const OPTIONS = {
     value: '<duration>',
     description: 'How long a woken engine may take to answer (default 5m)',
   },
+  'reply-timeout': {
+    type: 'string',
+    value: '<duration>',
+    description: 'How long a non-streamed reply may take (default 30m; streams have no limit)',
+  },
   ...TOKEN_OPTIONS,
   ...LOG_LEVEL_OPTION,
 } as const;
 
 export const help = renderCommandHelp(
   [
-    'svc gateway [-f fleet.yaml] [--listen <addr> | --loopback] [--api-token-file <path>] [--wake-timeout 5m]',
+    'svc gateway [-f fleet.yaml] [--listen <addr> | --loopback] [--api-token-file <path>] [--wake-timeout 5m] [--reply-timeout 30m]',
   ],
   [
     'Serves a fleet of svc daemons under one OpenAI-compatible endpoint: each completion goes to',
@@ -74,6 +79,14 @@ export async function run(io: CommandIo): Promise<number> {
       `--wake-timeout "${wakeText}" is not a duration (write 30s, 5m or 1h)`,
     );
   }
+  const replyText = values['reply-timeout'] ?? '30m';
+  const replyTimeoutMs = parseDuration(replyText);
+  if (replyTimeoutMs === undefined || replyTimeoutMs <= 0) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `--reply-timeout "${replyText}" is not a duration (write 90s, 30m or 2h)`,
+    );
+  }
   const fleetPath = resolve(io.cwd, values.fleet ?? 'fleet.yaml');
   const fleet = await loadFleet(fleetPath, io.env);
   const { address, token } = await resolveGuardedListen({
@@ -94,6 +107,7 @@ export async function run(io: CommandIo): Promise<number> {
     listen: address,
     ...(token === undefined ? {} : { token: token.value }),
     wakeTimeoutMs,
+    replyTimeoutMs,
     logger,
     configDir: configDirFor(io.env, io.cwd),
     env: io.env,

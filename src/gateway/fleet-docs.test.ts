@@ -29,6 +29,7 @@ describe('docs/fleet-file.md', () => {
       ownTokenEnv: true,
       name: 'gpu-gw:4000',
     });
+    expect(result.value.cors).toEqual(['https://chat.example']);
     expect(result.value.nodes.map((node) => [node.name, node.port, node.wake])).toEqual([
       ['gpu-a', 4242, 'on'],
       ['gpu-b', 4242, 'off'],

@@ -404,6 +404,22 @@ describe('gateway section', () => {
       'fleet.yaml: the gateway url "gpu-box:4000" has no scheme: give its full address, including http:// or https://',
     ]);
   });
+
+  it('reads cors origins, with or without a url (GUIDE D22)', () => {
+    const both = parsed(withGateway('url: http://gw:4000', 'cors: [https://app.example, "*"]'));
+    expect(both.cors).toEqual(['https://app.example', '*']);
+    expect(both.gateway?.url).toBe('http://gw:4000');
+    const alone = parsed(withGateway('cors: [http://localhost:5173]'));
+    expect(alone.cors).toEqual(['http://localhost:5173']);
+    expect(alone.gateway).toBeUndefined();
+    expect(parsed(withGateway('url: http://gw:4000')).cors).toBeUndefined();
+  });
+
+  it('refuses cors that is not a list of origins, naming the key and the value', () => {
+    expect(problems(withGateway('url: http://gw:4000', 'cors: [app.example]'))).toEqual([
+      'fleet.yaml: gateway.cors must list origins such as "https://app.example" (scheme and host, no path) or "*", not "app.example"',
+    ]);
+  });
 });
 
 describe('problems', () => {

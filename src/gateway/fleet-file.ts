@@ -5,6 +5,7 @@
  * unknown keys (GUIDE D20), are fleet-yaml.ts's.
  */
 import { failed, ok, type Result } from '../core/project/diagnostics.ts';
+import { corsOrigins } from './cors.ts';
 import { readFleetYaml } from './fleet-yaml.ts';
 
 export type WakePolicy = 'on' | 'off';
@@ -47,6 +48,8 @@ export interface Fleet {
     readonly tags?: Readonly<Record<string, number>>;
   };
   readonly gateway?: FleetGateway;
+  /** `gateway.cors`: the origins browsers may call the gateway from; absent allows any (GUIDE D22). */
+  readonly cors?: readonly string[];
 }
 
 /** The fleet file's `gateway` section: where agents reach the fleet and the token they present. */
@@ -182,8 +185,14 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
   }
 
   let gateway: Fleet['gateway'];
+  let cors: string[] | undefined;
   const rawGateway = document['gateway'];
-  if (rawGateway !== undefined) {
+  if (isRecord(rawGateway) && rawGateway['cors'] !== undefined) {
+    cors = corsOrigins(rawGateway['cors'], problem);
+  }
+  // A section that only restricts CORS needs no url: the url is for agents, the list for browsers.
+  const corsOnly = isRecord(rawGateway) && rawGateway['url'] === undefined && cors !== undefined;
+  if (rawGateway !== undefined && !corsOnly) {
     if (
       !isRecord(rawGateway) ||
       typeof rawGateway['url'] !== 'string' ||
@@ -324,5 +333,6 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     ...(fleetWake === undefined ? {} : { wake: fleetWake }),
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(gateway === undefined ? {} : { gateway }),
+    ...(cors === undefined ? {} : { cors }),
   });
 }

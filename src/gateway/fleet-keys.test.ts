@@ -78,6 +78,7 @@ describe('unknown fleet-file keys', () => {
         '  url: http://127.0.0.1:4000',
         '  tokenEnv: GW',
         '  name: home',
+        '  cors: [http://127.0.0.1:3000]',
         'nodes:',
         '  - name: a',
         '    kind: daemon',
@@ -92,5 +93,20 @@ describe('unknown fleet-file keys', () => {
       ),
     );
     expect(fleet.nodes[0]?.tokenEnv).toBe('GPU1_TOKEN');
+    expect(fleet.cors).toEqual(['http://127.0.0.1:3000']);
+  });
+
+  it('refuses a misspelt gateway cors key, naming the known one', () => {
+    const text = lines(
+      'gateway:',
+      '  url: http://127.0.0.1:4000',
+      '  cros: [http://127.0.0.1:3000]',
+      'nodes:',
+      '  - name: a',
+      '    host: h',
+    );
+    expect(problems(text)).toEqual([
+      'fleet.yaml: unknown key "cros" in gateway (line 3): did you mean "cors"?',
+    ]);
   });
 });

@@ -33,7 +33,7 @@ export const FLEET_KEYS: KeyTable = {
   prefer: 'value',
   wake: 'value',
   concurrency: { keys: { total: 'value', tags: 'free' } },
-  gateway: { keys: { url: 'value', tokenEnv: 'value', name: 'value' } },
+  gateway: { keys: { url: 'value', tokenEnv: 'value', name: 'value', cors: 'value' } },
   // Read by remote nodes only (original-behaviour §7); accepted so a file written for them loads.
   apiKeyEnv: 'value',
 };

@@ -21,7 +21,7 @@ export class FleetView {
   /** Routing decisions for the current snapshots: the same inputs give the same decision. */
   private decisions = new WeakMap<readonly NodeSnapshot[], Map<string, Decision>>();
   /** Replies computed from one set of snapshots (/v1/models, /v1/fleet), reused while it holds. */
-  private replies = new WeakMap<readonly NodeSnapshot[], Map<string, Promise<string>>>();
+  private replies = new WeakMap<readonly NodeSnapshot[], Map<string, Promise<unknown>>>();
 
   constructor(
     readonly fleet: Fleet,
@@ -88,18 +88,22 @@ export class FleetView {
     return decision;
   }
 
-  /** `compute(snapshots)` once per set of snapshots and `key`: a reply body built from them. */
-  reply(
+  /**
+   * `compute(snapshots)` once per set of snapshots and `key`: a reply body built from them (or
+   * what several bodies share, such as the model entries behind /v1/models and /v1/models/{id}).
+   * Each key has one result type, chosen by its callers.
+   */
+  reply<T>(
     key: string,
     snapshots: readonly NodeSnapshot[],
-    compute: (snapshots: readonly NodeSnapshot[]) => Promise<string>,
-  ): Promise<string> {
+    compute: (snapshots: readonly NodeSnapshot[]) => Promise<T>,
+  ): Promise<T> {
     let byKey = this.replies.get(snapshots);
     if (byKey === undefined) {
       byKey = new Map();
       this.replies.set(snapshots, byKey);
     }
-    let body = byKey.get(key);
+    let body = byKey.get(key) as Promise<T> | undefined;
     if (body === undefined) {
       body = compute(snapshots);
       byKey.set(key, body);

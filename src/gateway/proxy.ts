@@ -1,15 +1,20 @@
 /**
- * Forwards one completion request to the engine chosen for it (spec §4.2 rule 4): the body byte
- * for byte, the caller's Authorization replaced by the engine key (or removed), the reply's
- * status, headers and body returned as they come, each chunk written the moment it arrives. A
- * caller that goes away aborts the upstream request. No retry, on this node or another.
+ * Forwards one model request to the engine chosen for it (spec §4.2 rule 4): the body byte for
+ * byte, the caller's Authorization replaced by the engine key (or removed), the reply's status,
+ * headers and body returned as they come, each chunk written the moment it arrives. A caller that
+ * goes away aborts the upstream request. No retry, on this node or another. A streamed reply has
+ * no time limit; a non-streamed one may take up to --reply-timeout (undici's own 300 s defaults
+ * would turn a long completion into a 502).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Agent, type Dispatcher, errors } from 'undici';
 
-import { GatewayError } from './gateway-error.ts';
+import { drainOrClose } from './drain.ts';
+import { errorType, GatewayError } from './gateway-error.ts';
 import type { EngineTarget } from './route.ts';
+import { formatDurationText } from './wake.ts';
+import { sseError } from './wake-progress.ts';
 
 /** RFC 9110 §7.6.1 hop-by-hop headers, plus what the proxy itself sets. */
 const DROPPED_REQUEST_HEADERS = new Set([
@@ -33,6 +38,10 @@ const DROPPED_REQUEST_HEADERS = new Set([
   'expect',
 ]);
 const DROPPED_REPLY_HEADERS = new Set([
+  // The gateway's own CORS policy (GUIDE D22) answers for the engine's.
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-expose-headers',
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -46,6 +55,9 @@ const agent: Dispatcher = new Agent({
   keepAliveTimeout: 4_000,
   keepAliveMaxTimeout: 4_000,
   pipelining: 1,
+  // No pool-wide limit: each request sets its own (upstreamTimeouts).
+  headersTimeout: 0,
+  bodyTimeout: 0,
 });
 
 export interface ProxyRequest {
@@ -54,6 +66,44 @@ export interface ProxyRequest {
   readonly body: Buffer;
   /** `stream: true` in the body: llama-server closes such connections after the reply. */
   readonly streaming: boolean;
+  /** How long a non-streamed reply may take (--reply-timeout). */
+  readonly replyTimeoutMs: number;
+  /** Headers the gateway adds to the reply (x-svc-node, Server-Timing, CORS). */
+  readonly extraHeaders: Readonly<Record<string, string>>;
+}
+
+/**
+ * undici's per-request limits: none for a stream (it may run as long as it produces), the reply
+ * timeout for the headers and for each body gap of anything else (0 disables a limit in undici).
+ */
+export function upstreamTimeouts(
+  streaming: boolean,
+  replyTimeoutMs: number,
+): { headersTimeout: number; bodyTimeout: number } {
+  return streaming
+    ? { headersTimeout: 0, bodyTimeout: 0 }
+    : { headersTimeout: replyTimeoutMs, bodyTimeout: replyTimeoutMs };
+}
+
+/** The SSE error event for an engine error that arrives after wake progress sent the headers. */
+export function engineErrorEvent(status: number, text: string, node: string): string {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
+      return sseError(JSON.stringify(parsed));
+    }
+  } catch {
+    // not JSON: wrapped below
+  }
+  return sseError(
+    JSON.stringify({
+      error: {
+        message: `the engine on ${node} answered ${status}`,
+        type: errorType(status),
+        code: 'upstream_error',
+      },
+    }),
+  );
 }
 
 /** The engine-side path: the gateway serves /v1/...; the engine's own prefix replaces /v1. */
@@ -99,6 +149,7 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
       headers,
       body,
       signal: abort.signal,
+      ...upstreamTimeouts(request.streaming, request.replyTimeoutMs),
       // llama-server closes a connection after a streamed reply without saying so; never
       // reuse one, so no later request lands on a dead socket (issue 7: no spurious 502s).
       reset: request.streaming,
@@ -107,6 +158,13 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
     outgoing.off('close', onClose);
     if (abort.signal.aborted) {
       return;
+    }
+    if (error instanceof errors.HeadersTimeoutError) {
+      throw new GatewayError(
+        504,
+        `the engine on ${target.node.name} did not answer within ${formatDurationText(request.replyTimeoutMs)} (--reply-timeout)`,
+        { code: 'reply_timeout' },
+      );
     }
     throw new GatewayError(
       502,
@@ -120,16 +178,23 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
       replyHeaders[name] = value;
     }
   }
-  // Headers leave with the first body chunk (one write, not two), as soon as the engine sends it.
-  outgoing.writeHead(reply.statusCode, replyHeaders);
+  if (outgoing.headersSent) {
+    // Wake progress already sent 200 text/event-stream: an engine error becomes one SSE event.
+    if (reply.statusCode >= 400) {
+      outgoing.off('close', onClose);
+      const text = await reply.body.text().catch(() => '');
+      outgoing.end(engineErrorEvent(reply.statusCode, text, target.node.name));
+      return;
+    }
+  } else {
+    // Headers leave with the first body chunk (one write, not two), as soon as the engine sends it.
+    outgoing.writeHead(reply.statusCode, { ...replyHeaders, ...request.extraHeaders });
+  }
   try {
     for await (const chunk of reply.body) {
       // A slow reader holds the engine back rather than growing a buffer here.
       if (!outgoing.write(chunk as Buffer) && !gone(outgoing)) {
-        await new Promise((resolve) => {
-          outgoing.once('drain', resolve);
-          outgoing.once('close', resolve);
-        });
+        await drainOrClose(outgoing);
       }
     }
     outgoing.end();

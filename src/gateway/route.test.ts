@@ -243,11 +243,12 @@ describe('route: loopback-only engines (GUIDE D15)', () => {
   it.each([
     ['no engine override', node('solo')],
     ['an engine override without a host', node('solo', { engine: { port: 9000 } })],
-  ])('refuses with 503 when the only match has %s', (_name, only) => {
+  ])('refuses with 502 when the only match has %s', (_name, only) => {
     const decision = route(SERVED, [running(only, loopback)], fleetOf([only]));
     expect(decision.kind).toBe('refuse');
     if (decision.kind === 'refuse') {
-      expect(decision.status).toBe(503);
+      expect(decision.status).toBe(502);
+      expect(decision.code).toBe('loopback_only');
       expect(decision.message).toContain('bound to loopback');
       expect(decision.message).toContain('"solo"');
       expect(decision.message).toContain('fleet.yaml');
@@ -400,7 +401,7 @@ describe('engineTarget status codes and full origins', () => {
     expect(target(running(gpu, { engine: undefined })).baseUrl).toBe('https://gpu.example/v1');
   });
 
-  it('refuses a gated engine without a key with 502, and a loopback-only one with 503', () => {
+  it('refuses a gated engine without a key with 502, and a loopback-only one with 502', () => {
     const gated = engineTarget(
       running(node('gpu'), { engine: { port: 8080, requiresKey: true } }),
       'fleet.yaml',
@@ -410,6 +411,6 @@ describe('engineTarget status codes and full origins', () => {
       running(node('gpu', { engine: {} }), { engine: { port: 8080, loopbackOnly: true } }),
       'fleet.yaml',
     );
-    expect('unusable' in local ? local.status : 0).toBe(503);
+    expect('unusable' in local ? local.status : 0).toBe(502);
   });
 });

@@ -5,6 +5,7 @@
  * an engine override are never chosen (GUIDE D15).
  */
 import type { Fleet, FleetNode } from './fleet-file.ts';
+import type { GatewayErrorCode } from './gateway-error.ts';
 import type { NodeSnapshot } from './node-snapshot.ts';
 
 export interface EngineTarget {
@@ -22,12 +23,18 @@ export interface EngineTarget {
 export interface Unusable {
   readonly unusable: string;
   readonly status: number;
+  readonly code: GatewayErrorCode;
 }
 
 export type Decision =
   | { readonly kind: 'serve'; readonly target: EngineTarget }
   | { readonly kind: 'wait'; readonly node: FleetNode }
-  | { readonly kind: 'refuse'; readonly status: number; readonly message: string }
+  | {
+      readonly kind: 'refuse';
+      readonly status: number;
+      readonly code: GatewayErrorCode;
+      readonly message: string;
+    }
   | { readonly kind: 'wake' };
 
 /** Whether a running node's engine answers to `model` (served name first, else model id). */
@@ -48,8 +55,10 @@ export function engineTarget(
   const engine = status.engine;
   const override = node.engine;
   if (engine?.loopbackOnly === true && override?.host === undefined) {
+    // GUIDE D19: a loopback-only match is a 502 naming the node; retrying cannot help.
     return {
-      status: 503,
+      status: 502,
+      code: 'loopback_only',
       unusable: `node "${node.name}" has its engine bound to loopback, so it answers only on that machine: bind the engine to a reachable address (llama.cpp's --host 0.0.0.0), or give this node an engine host in ${fleetPath}`,
     };
   }
@@ -59,6 +68,7 @@ export function engineTarget(
   if (port === undefined && !hasScheme) {
     return {
       status: 502,
+      code: 'upstream_error',
       unusable: `node "${node.name}" reports no engine port: give this node an engine port in ${fleetPath}`,
     };
   }
@@ -78,6 +88,7 @@ export function engineTarget(
   if (engine?.requiresKey === true && node.engineKey === undefined) {
     return {
       status: 502,
+      code: 'upstream_error',
       unusable: `node "${node.name}" has a gated engine but names no engine key: add engineTokenEnv: <VAR> to it in ${fleetPath}`,
     };
   }
@@ -144,6 +155,7 @@ export function route(model: string, snapshots: readonly NodeSnapshot[], fleet: 
     return {
       kind: 'refuse',
       status: first.status,
+      code: first.code,
       message: unusable.map((entry) => entry.unusable).join('\n'),
     };
   }

@@ -19,6 +19,8 @@ export interface GatewayOptions {
   readonly listen: ListenAddress;
   readonly token?: string;
   readonly wakeTimeoutMs: number;
+  /** How long a non-streamed reply may take (--reply-timeout); streams have no limit. */
+  readonly replyTimeoutMs: number;
   readonly logger: Logger;
   readonly configDir: string;
   readonly env: Variables;
@@ -48,6 +50,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     waker,
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
+    replyTimeoutMs: options.replyTimeoutMs,
+    ...(options.fleet.cors === undefined ? {} : { cors: options.fleet.cors }),
+    startedAt: Date.now(),
   });
   const address = await listen(server, options.listen);
   // The first round starts at once, so the first requests find most of the fleet already known.

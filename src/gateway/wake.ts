@@ -9,6 +9,8 @@ import type { Logger } from '../core/logger.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { GatewayError } from './gateway-error.ts';
 import { modelNameOf, type NodeSource, reportedModelOf } from './load-fleet.ts';
+import { wakeableModels } from './model-endpoints.ts';
+import { availableText, modelEntries } from './models-list.ts';
 import type { NodeClient } from './node-client.ts';
 import { snapshotOf } from './node-snapshot.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
@@ -17,6 +19,8 @@ import { describeFleet, type EngineTarget, engineTarget, serves } from './route.
 // A waking node is asked often: the wake gap (engine ready → first byte, docs/benchmarks.md) is
 // bounded by this plus the daemon's own readiness poll.
 const POLL_MS = 100;
+/** A timed-out wake leaves the engine loading: a retry after this long may find it ready. */
+const RETRY_AFTER_WAKE_TIMEOUT_S = 30;
 
 /** Whether something accepts TCP connections at `origin` within a second. */
 function accepts(origin: string): Promise<boolean> {
@@ -59,10 +63,23 @@ export class Waker {
 
   /** Waits for a node that is already loading the model (GUIDE D13). */
   waitFor(node: FleetNode, model: string): Promise<EngineTarget> {
-    return this.coalesce(node, () => this.waitReady(node, model, Date.now() + this.timeoutMs));
+    return this.coalesce(node, () =>
+      this.waitReady(node, model, Date.now() + this.timeoutMs),
+    ).catch((error: unknown) => {
+      // The node switched models while we waited: an upstream failure naming it (GUIDE D19).
+      if (error instanceof GatewayError && error.status === 409) {
+        throw new GatewayError(502, error.message, { code: 'upstream_error' });
+      }
+      throw error;
+    });
   }
 
-  async wake(model: string, snapshots: readonly NodeSnapshot[]): Promise<EngineTarget> {
+  /** `onNode` hears which node is being woken (wake progress names it). */
+  async wake(
+    model: string,
+    snapshots: readonly NodeSnapshot[],
+    onNode: (node: FleetNode) => void = () => undefined,
+  ): Promise<EngineTarget> {
     const fleet = this.view.fleet;
     const reasons: string[] = [];
     const candidates: {
@@ -100,21 +117,7 @@ export class Waker {
     }
 
     if (candidates.length === 0) {
-      const fleetText = describeFleet(model, snapshots, fleet);
-      if (fleet.nodes.every((node) => node.wake === 'off')) {
-        throw new GatewayError(
-          503,
-          describedBy === undefined
-            ? `${fleetText}\nwake is off in ${fleet.path}, and no node's source describes ${model}`
-            : `${fleetText}\nwake is off in ${fleet.path}: "${describedBy.name}"'s source describes ${model}; start it with \`svc fleet start ${describedBy.name}\``,
-        );
-      }
-      throw new GatewayError(
-        503,
-        reasons.length === 0
-          ? fleetText
-          : `no node in ${fleet.path} could serve ${model}:\n${reasons.join('\n')}`,
-      );
+      throw await this.notWakeable(model, snapshots, reasons, describedBy);
     }
 
     // spec §4.2 rule 5: a node whose stored config already matches goes first; then file order.
@@ -123,6 +126,7 @@ export class Waker {
       ...candidates.filter((entry) => !entry.warm),
     ];
     for (const { snapshot, source } of ordered) {
+      onNode(snapshot.node);
       try {
         return await this.coalesce(snapshot.node, () =>
           this.startAndWait(snapshot.node, source, model),
@@ -135,9 +139,55 @@ export class Waker {
       }
     }
     throw new GatewayError(
-      503,
+      502,
       `no node in ${fleet.path} could serve ${model}:\n${reasons.join('\n')}`,
+      { code: 'wake_failed' },
     );
+  }
+
+  /**
+   * GUIDE D19: nothing may be woken for the model → 404 `model_not_found` (clients retry a 503,
+   * never a 404), listing what is available and naming the node and `svc fleet start` when its
+   * wake is off. A node that did not answer might describe the model: that is a 502 naming it.
+   */
+  private async notWakeable(
+    model: string,
+    snapshots: readonly NodeSnapshot[],
+    reasons: readonly string[],
+    describedBy: FleetNode | undefined,
+  ): Promise<GatewayError> {
+    const fleet = this.view.fleet;
+    const silent = snapshots.filter((snapshot) => !snapshot.ok);
+    if (describedBy === undefined && silent.length > 0) {
+      return new GatewayError(
+        502,
+        `${describeFleet(model, snapshots, fleet)}\n${silent.map((snapshot) => `"${snapshot.node.name}"`).join(', ')} did not answer, so whether it serves ${model} is unknown`,
+        { code: 'upstream_error' },
+      );
+    }
+    const now = Date.now();
+    const available = availableText(
+      modelEntries(
+        snapshots,
+        await wakeableModels(snapshots, (node) => this.view.wakeableModel(node)),
+        { now, startedAt: now },
+      ),
+    );
+    let why: string;
+    if (fleet.nodes.every((node) => node.wake === 'off')) {
+      why =
+        describedBy === undefined
+          ? `wake is off in ${fleet.path}, and no node's source describes ${model}`
+          : `wake is off in ${fleet.path}: "${describedBy.name}"'s source describes ${model}; start it with \`svc fleet start ${describedBy.name}\``;
+    } else {
+      why =
+        reasons.length === 0
+          ? `no node in ${fleet.path} serves or describes ${model}`
+          : `no node in ${fleet.path} may be woken for ${model}:\n${reasons.join('\n')}`;
+    }
+    return new GatewayError(404, `the model "${model}" is not available: ${why}\n${available}`, {
+      code: 'model_not_found',
+    });
   }
 
   private coalesce(node: FleetNode, run: () => Promise<EngineTarget>): Promise<EngineTarget> {
@@ -181,14 +231,16 @@ export class Waker {
         const { state, ready } = reply.value;
         if (state === 'crashed') {
           throw new GatewayError(
-            503,
+            502,
             `node "${node.name}" crashed while starting ${model}: check its engine log${reply.value.logPath === undefined ? '' : ` (${reply.value.logPath})`}`,
+            { code: 'wake_failed' },
           );
         }
         if (state === 'stopped' || state === 'idle') {
           throw new GatewayError(
-            503,
+            502,
             `node "${node.name}" was stopped while it was starting ${model}`,
+            { code: 'wake_failed' },
           );
         }
         if (!serves(snapshot, model)) {
@@ -200,7 +252,7 @@ export class Waker {
         // An engine it can never use fails now, not after the wake timeout (spec §4.2 rule 3).
         const target = engineTarget(snapshot, this.view.fleet.path);
         if ('unusable' in target) {
-          throw new GatewayError(target.status, target.unusable);
+          throw new GatewayError(target.status, target.unusable, { code: target.code });
         }
         // No readiness reported (a daemon that predates the check): an open engine port will do.
         const predatesCheck = ready === undefined && Date.now() > trustReadinessUntil;
@@ -209,9 +261,11 @@ export class Waker {
         }
       }
       if (Date.now() >= deadline) {
+        // GUIDE D19: a wake timeout is a 504; the engine keeps loading, so a retry can help.
         throw new GatewayError(
-          503,
+          504,
           `node "${node.name}" did not answer within ${formatDurationText(this.timeoutMs)}: its engine may still be loading, so it has been left running; check \`svc fleet status\``,
+          { code: 'wake_timeout', retryAfterSeconds: RETRY_AFTER_WAKE_TIMEOUT_S },
         );
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));

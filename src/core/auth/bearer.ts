@@ -9,11 +9,17 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
-/** A checker for `Authorization` header values; with no token configured every request passes. */
+/**
+ * A checker for `Authorization` header values; with no token configured every request passes.
+ * The scheme name is matched case-insensitively (RFC 9110 §11.1: `bearer x` is `Bearer x`).
+ */
 export function bearerChecker(token: string | undefined): (header: string | undefined) => boolean {
   if (token === undefined) {
     return () => true;
   }
-  const expected = digest(`Bearer ${token}`);
-  return (header) => header !== undefined && timingSafeEqual(digest(header), expected);
+  const expected = digest(token);
+  return (header) => {
+    const credentials = header === undefined ? undefined : /^bearer +(.*)$/i.exec(header)?.[1];
+    return credentials !== undefined && timingSafeEqual(digest(credentials), expected);
+  };
 }

@@ -1,0 +1,23 @@
+/**
+ * The headers the gateway adds to a proxied reply, pure: which node answered (`x-svc-node`) and
+ * a `Server-Timing` entry for the gateway's own time before forwarding and, when the request
+ * waited for a wake, the wake (W3C Server Timing; browsers show it in their network panel).
+ */
+export interface ReplyTiming {
+  /** Milliseconds the gateway spent before forwarding, the wake excluded. */
+  readonly gatewayMs: number;
+  /** Milliseconds the request waited for a woken or loading engine, when it did. */
+  readonly wakeMs?: number;
+}
+
+export function serverTiming(timing: ReplyTiming): string {
+  const entries = [`gateway;dur=${timing.gatewayMs.toFixed(1)}`];
+  if (timing.wakeMs !== undefined) {
+    entries.push(`wake;dur=${timing.wakeMs.toFixed(0)}`);
+  }
+  return entries.join(', ');
+}
+
+export function proxiedReplyHeaders(node: string, timing: ReplyTiming): Record<string, string> {
+  return { 'x-svc-node': node, 'server-timing': serverTiming(timing) };
+}
