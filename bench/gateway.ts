@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { Pool } from 'undici';
 
-import { freePort, waitForLine } from './support.ts';
+import { freePort, stopChildren, waitForLine } from './support.ts';
 
 export interface TargetFigures {
   name: string;
@@ -252,16 +252,7 @@ export async function benchGateway(
       }),
     };
   } finally {
-    for (const child of children.reverse()) {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          resolve(undefined);
-        } else {
-          child.once('exit', resolve);
-        }
-      });
-    }
+    await stopChildren(children);
     await rm(work, { recursive: true, force: true });
   }
 }

@@ -21,3 +21,17 @@ export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegEx
     });
   });
 }
+
+/** SIGTERMs each child, newest first, and waits for each to exit. */
+export async function stopChildren(children: ChildProcess[]): Promise<void> {
+  for (const child of [...children].reverse()) {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        resolve(undefined);
+      } else {
+        child.once('exit', resolve);
+      }
+    });
+  }
+}

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { request } from 'undici';
 
-import { freePort, waitForLine } from './support.ts';
+import { freePort, stopChildren, waitForLine } from './support.ts';
 
 export interface WakeBench {
   readonly wakes: number;
@@ -122,16 +122,7 @@ export async function benchWake(repoRoot: string, model: string, wakes = 8): Pro
     }
     return { wakes, gapsMs };
   } finally {
-    for (const child of children.reverse()) {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          resolve(undefined);
-        } else {
-          child.once('exit', resolve);
-        }
-      });
-    }
+    await stopChildren(children);
     await rm(work, { recursive: true, force: true });
   }
 }

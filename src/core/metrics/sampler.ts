@@ -10,11 +10,11 @@
  * held for it goes through) within a fraction of a second of its engine answering, not at the
  * next tick; once ready, the ticks take over again.
  */
-import { readFile } from 'node:fs/promises';
 
 import { request } from 'undici';
 
 import type { EngineDefinition } from '../engines/engine-table.ts';
+import { readKeyFile } from '../fs/read-key-file.ts';
 import type { StateRecord } from '../state/record.ts';
 import { tokenStats } from './engine-metrics.ts';
 import { type GpuReading, readGpus } from './gpu.ts';
@@ -47,17 +47,6 @@ export interface SamplerOptions {
   readonly readGpus?: () => Promise<GpuReading>;
   readonly checkReadiness?: typeof checkReadiness;
   readonly sleep?: (ms: number) => Promise<void>;
-}
-
-async function readKey(path: string | undefined): Promise<string | undefined> {
-  if (path === undefined) {
-    return undefined;
-  }
-  try {
-    return (await readFile(path, 'utf8')).trim() || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Scrapes the engine's Prometheus endpoint; returns the counters or why it could not. */
@@ -150,7 +139,7 @@ export class Sampler {
     }
     while (this.target === target) {
       if (this.options.record.snapshot().ready !== 'ready') {
-        const key = await readKey(target.keyFile);
+        const key = await readKeyFile(target.keyFile);
         const ready = await this.checkReady(
           target.engine.health,
           target.baseUrl,
@@ -186,7 +175,7 @@ export class Sampler {
     }
     const { tokens, error } = await scrape(
       target,
-      await readKey(target.keyFile),
+      await readKeyFile(target.keyFile),
       REFRESH_TIMEOUT_MS,
     );
     if (this.target === target) {
@@ -207,7 +196,7 @@ export class Sampler {
     if (target === undefined) {
       return;
     }
-    const key = await readKey(target.keyFile);
+    const key = await readKeyFile(target.keyFile);
     const seen = this.readinessSeen;
     const [counters, ready, host] = await Promise.all([
       scrape(target, key),

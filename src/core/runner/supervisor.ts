@@ -3,7 +3,6 @@
  * A start runs in three steps, validate and prepare, start the engine, and only then commit
  * (store the carried config and key), so a start that fails changes nothing (spec §3 table).
  */
-import { readFile } from 'node:fs/promises';
 
 import { buildCommand } from '../engines/build-command.ts';
 import { engineEndpoint, localEngineUrl } from '../engines/engine-endpoint.ts';
@@ -11,6 +10,7 @@ import type { EngineSpec } from '../engines/engine-spec.ts';
 import { type EngineDefinition, ENGINES } from '../engines/engine-table.ts';
 import { locateBinary } from '../engines/locate-binary.ts';
 import { SvcError } from '../errors.ts';
+import { readKeyFile } from '../fs/read-key-file.ts';
 import type { Logger } from '../logger.ts';
 import { checkReadiness } from '../metrics/readiness.ts';
 import type { StateRecord } from '../state/record.ts';
@@ -63,17 +63,6 @@ export interface Launch {
   readonly secrets?: readonly string[];
   /** Persist what the start carried; runs only after the engine has started. */
   readonly commit?: () => Promise<void>;
-}
-
-async function readKeyFile(path: string | undefined): Promise<string | undefined> {
-  if (path === undefined) {
-    return undefined;
-  }
-  try {
-    return (await readFile(path, 'utf8')).trim() || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export class Supervisor {
