@@ -65,6 +65,9 @@ export interface Launch {
   readonly commit?: () => Promise<void>;
 }
 
+/** Variables svc holds for itself and never hands to the engine. */
+const ENGINE_WITHHELD = new Set(['SVC_API_TOKEN']);
+
 export class Supervisor {
   private engine: EngineProcess | undefined;
   /** Settles once the current engine's exit has been recorded (state, pid record, log line). */
@@ -138,9 +141,12 @@ export class Supervisor {
     });
     logger.debug('engine command', { command: [bin, ...redactArgs(command.args)].join(' ') });
 
+    // The API token authorises driving this node, never the engine (spec §5 rule 5): the engine
+    // inherits svc's environment without it, so an engine that prints its environment leaks nothing.
     const env = Object.fromEntries(
       Object.entries(this.options.env).filter(
-        (entry): entry is [string, string] => entry[1] !== undefined,
+        (entry): entry is [string, string] =>
+          entry[1] !== undefined && !ENGINE_WITHHELD.has(entry[0]),
       ),
     );
     const endpoint = engineEndpoint(spec.runner, command.args, {
