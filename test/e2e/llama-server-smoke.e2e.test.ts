@@ -80,8 +80,10 @@ describe('real llama-server on the generated tiny model', () => {
     );
     expect(contentChunks.length).toBeGreaterThan(1);
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toMatch(/^(length|stop)$/);
-    // More than one network read: the reply arrived in pieces, not as one buffered body.
-    expect(reads).toBeGreaterThan(1);
+    // Streamed, not one buffered body: no length known up front. (How many network reads it
+    // took depends on the machine's speed: a loaded client can read all of it at once.)
+    expect(reply.headers.get('content-length')).toBeNull();
+    expect(reads).toBeGreaterThanOrEqual(1);
 
     await engine.kill();
     expect(engine.child.signalCode ?? engine.child.exitCode).not.toBeNull();
