@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { Pool } from 'undici';
 
-import { freePort, stopChildren, waitForLine } from './support.ts';
+import { freePort, spawned, stopChildren, waitForLine } from './support.ts';
 
 export interface TargetFigures {
   name: string;
@@ -186,6 +186,7 @@ export async function benchGateway(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(nginx);
+    await spawned(nginx, 'the nginx anchor needs nginx on PATH (apt-get install nginx)');
     const nginxUrl = `http://127.0.0.1:${nginxPort}`;
 
     const targets = [

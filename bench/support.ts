@@ -35,3 +35,18 @@ export async function stopChildren(children: ChildProcess[]): Promise<void> {
     });
   }
 }
+
+/**
+ * Resolves once the child has started; rejects, naming what to install, when it could not be
+ * (a missing binary emits 'error', which would otherwise end the benchmark before its cleanup).
+ */
+export function spawned(child: ChildProcess, install: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    child.once('spawn', () => {
+      resolve();
+    });
+    child.once('error', (error) => {
+      reject(new Error(`${child.spawnfile} could not start (${error.message}): ${install}`));
+    });
+  });
+}
