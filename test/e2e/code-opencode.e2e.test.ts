@@ -12,12 +12,11 @@ import { describe, expect, it } from 'vitest';
 
 import { freePort, startTestDaemon } from '../support/daemon.ts';
 import { REPO_ROOT, testPath } from '../support/engines.ts';
+import { GATEWAY_TOKEN, NODE_TOKEN, startTestGateway } from '../support/gateway-fleet.ts';
 import { startProcess } from '../support/processes.ts';
 import { SVC, tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
 
-const GATEWAY_TOKEN = 'gw-token-0c0d';
-const NODE_TOKEN = 'node-token-0c0d';
 const OPENCODE_BIN = join(REPO_ROOT, 'node_modules', '.bin');
 
 describe('svc code with the real opencode', () => {
@@ -41,17 +40,11 @@ describe('svc code with the real opencode', () => {
     ];
     const fleetPath = join(dir, 'fleet.yaml');
     await writeFile(fleetPath, `${nodes.join('\n')}\n`);
-    const gateway = startProcess(SVC, ['gateway', '--listen', '127.0.0.1:0'], {
+    const { gateway, url: gatewayUrl } = await startTestGateway({
       cwd: dir,
-      env: {
-        ...process.env,
-        NODE_TOKEN,
-        SVC_API_TOKEN: GATEWAY_TOKEN,
-        SVC_CONFIG_DIR: join(dir, 'config-gateway'),
-        SVC_LOG_LEVEL: 'debug',
-      },
+      configDir: join(dir, 'config-gateway'),
+      env: { NODE_TOKEN },
     });
-    const [, gatewayUrl = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
     // The section names the gateway that is now listening (the gateway itself never reads it).
     await writeFile(
       fleetPath,

@@ -13,13 +13,15 @@ import { describe, expect, it } from 'vitest';
 import { FAKE_BIN_DIR, freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
 import { testPath } from '../support/engines.ts';
 import { FAKE_AGENT_DIR, opencodeConfigOf, readAgentRecord } from '../support/fake-agent.ts';
+import {
+  ENGINE_KEY,
+  GATEWAY_TOKEN,
+  NODE_TOKEN,
+  startTestGateway,
+} from '../support/gateway-fleet.ts';
 import { startProcess, type TestProcess } from '../support/processes.ts';
 import { runSvc, SVC, tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
-
-const GATEWAY_TOKEN = 'gw-token-5e1d';
-const NODE_TOKEN = 'node-token-77aa';
-const ENGINE_KEY = 'engine-key-42cd';
 
 interface Setup {
   dir: string;
@@ -72,16 +74,10 @@ async function setup(gatewayLines: (url: string) => string[]): Promise<Setup> {
   await writeFile(join(gatewayDir, 'fleet.yaml'), `${nodeLines.slice(0, 8).join('\n')}\n`);
   await writeFile(join(gatewayDir, 'a.svc'), svcfileA);
   await writeFile(join(gatewayDir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
-  const gateway = startProcess(SVC, ['gateway', '--listen', '127.0.0.1:0'], {
+  const { gateway, url: gatewayUrl } = await startTestGateway({
     cwd: gatewayDir,
-    env: {
-      ...process.env,
-      SVC_API_TOKEN: GATEWAY_TOKEN,
-      SVC_CONFIG_DIR: join(dir, 'config-gateway'),
-      SVC_LOG_LEVEL: 'debug',
-    },
+    configDir: join(dir, 'config-gateway'),
   });
-  const [, gatewayUrl = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
   await writeFile(
     fleetPath,
     `${['gateway:', ...gatewayLines(gatewayUrl).map((line) => `  ${line}`), ...nodeLines].join('\n')}\n`,

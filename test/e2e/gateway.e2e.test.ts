@@ -10,14 +10,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { FAKE_BIN_DIR, freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
-import { startProcess, type TestProcess } from '../support/processes.ts';
+import {
+  ENGINE_KEY,
+  GATEWAY_TOKEN,
+  NODE_TOKEN,
+  startTestGateway,
+} from '../support/gateway-fleet.ts';
+import type { TestProcess } from '../support/processes.ts';
 import { readSse } from '../support/sse.ts';
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
+import { runSvc, tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
-
-const GATEWAY_TOKEN = 'gateway-token-7f3e';
-const NODE_TOKEN = 'node-token-a1b2';
-const ENGINE_KEY = 'engine-key-c3d4';
 
 interface NodeSpec {
   name: string;
@@ -66,20 +68,12 @@ async function fleet(
   await writeFile(join(dir, 'fleet.yaml'), `${lines.join('\n')}\n`);
   // Node tokens come from the .env beside the fleet file; the gateway token from the environment.
   await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
-  const gateway = startProcess(
-    SVC,
-    ['gateway', '--listen', '127.0.0.1:0', ...(options.gatewayArgs ?? [])],
-    {
-      cwd: dir,
-      env: {
-        ...process.env,
-        SVC_API_TOKEN: GATEWAY_TOKEN,
-        SVC_CONFIG_DIR: join(dir, 'config-gateway'),
-        SVC_LOG_LEVEL: 'info',
-      },
-    },
-  );
-  const [, url = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const { gateway, url } = await startTestGateway({
+    cwd: dir,
+    configDir: join(dir, 'config-gateway'),
+    args: options.gatewayArgs ?? [],
+    logLevel: 'info',
+  });
   return {
     dir,
     daemons,

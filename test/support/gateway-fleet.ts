@@ -77,20 +77,11 @@ export async function startGatewayFleet(
   }
   await writeFile(join(dir, 'fleet.yaml'), `${lines.join('\n')}\n`);
   await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
-  const gateway = startProcess(
-    SVC,
-    ['gateway', '--listen', '127.0.0.1:0', ...(options.gatewayArgs ?? [])],
-    {
-      cwd: dir,
-      env: {
-        ...process.env,
-        SVC_API_TOKEN: GATEWAY_TOKEN,
-        SVC_CONFIG_DIR: join(dir, 'config-gateway'),
-        SVC_LOG_LEVEL: 'debug',
-      },
-    },
-  );
-  const [, url = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const { gateway, url } = await startTestGateway({
+    cwd: dir,
+    configDir: join(dir, 'config-gateway'),
+    args: options.gatewayArgs ?? [],
+  });
   // The gateway reads a node's Svcfile when it first needs it: writing it now, with an engine
   // port picked after every daemon and the gateway have bound theirs, keeps the window in which
   // another process could take that port as short as it can be.
@@ -111,6 +102,35 @@ export async function startGatewayFleet(
         .split('\n')
         .filter((line) => line.includes('api request')),
   };
+}
+
+export interface GatewayStart {
+  /** Where the gateway runs: its fleet.yaml and .env are read from here. */
+  readonly cwd: string;
+  readonly configDir: string;
+  /** Flags after `--listen 127.0.0.1:0`. */
+  readonly args?: readonly string[];
+  /** Variables added to the test's environment. */
+  readonly env?: Record<string, string>;
+  readonly logLevel?: 'debug' | 'info';
+}
+
+/** The built `svc gateway` on 127.0.0.1 port 0 with the test gateway token, once it listens. */
+export async function startTestGateway(
+  start: GatewayStart,
+): Promise<{ gateway: TestProcess; url: string }> {
+  const gateway = startProcess(SVC, ['gateway', '--listen', '127.0.0.1:0', ...(start.args ?? [])], {
+    cwd: start.cwd,
+    env: {
+      ...process.env,
+      ...start.env,
+      SVC_API_TOKEN: GATEWAY_TOKEN,
+      SVC_CONFIG_DIR: start.configDir,
+      SVC_LOG_LEVEL: start.logLevel ?? 'debug',
+    },
+  });
+  const [, url = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  return { gateway, url };
 }
 
 /** Headers for a gateway call with the token (or another credential, or none). */
