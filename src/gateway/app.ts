@@ -9,39 +9,22 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { bearerChecker } from '../core/auth/bearer.ts';
 import { logRequest } from '../core/http/access-log.ts';
 import type { Logger } from '../core/logger.ts';
+import { complete, type CompleteDeps, type RequestContext } from './complete.ts';
 import { corsHeaders, type CorsPolicy, preflightHeaders } from './cors.ts';
 import { errorBody, errorHeaders, GatewayError } from './gateway-error.ts';
 import { listModels, modelIdOf, modelReply, modelsReply } from './model-endpoints.ts';
 import type { ModelEntry } from './models-list.ts';
-import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
-import { proxy } from './proxy.ts';
-import { proxiedReplyHeaders } from './reply-headers.ts';
-import { isModelEndpoint, modelRequestOf, notServed } from './request-target.ts';
-import type { EngineTarget } from './route.ts';
-import type { Waker } from './wake.ts';
-import { sseError, withWakeProgress } from './wake-progress.ts';
+import type { NodeSnapshot } from './node-snapshots.ts';
+import { isModelEndpoint, notServed } from './request-target.ts';
+import { sseError } from './wake-progress.ts';
 
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
-
-export interface GatewayDeps {
-  readonly view: FleetView;
-  readonly waker: Waker;
+export interface GatewayDeps extends CompleteDeps {
   readonly logger: Logger;
   readonly token?: string;
-  /** How long a non-streamed reply may take (--reply-timeout). */
-  readonly replyTimeoutMs: number;
   /** The fleet file's gateway.cors origins; absent allows any (GUIDE D22). */
   readonly cors?: CorsPolicy;
   /** When the gateway started (ms): the `created` of models nothing runs yet. */
   readonly startedAt: number;
-}
-
-/** What one request's log line says beyond method and path (never a body or a header). */
-interface RequestContext {
-  model?: string;
-  node?: string;
-  /** Wake progress sent the headers: a later failure becomes an SSE error event. */
-  progressSent?: boolean;
 }
 
 function sendJson(
@@ -56,77 +39,6 @@ function sendJson(
     'content-length': Buffer.byteLength(body),
   });
   response.end(body);
-}
-
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
-      throw new GatewayError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? (chunks[0] ?? Buffer.alloc(0)) : Buffer.concat(chunks);
-}
-
-async function complete(
-  deps: GatewayDeps,
-  request: IncomingMessage,
-  response: ServerResponse,
-  context: RequestContext,
-): Promise<void> {
-  const body = await readBody(request);
-  const arrived = performance.now();
-  const { model, streaming } = modelRequestOf(body);
-  context.model = model;
-  // From the snapshots already held; a wait only when they cannot decide (node-states.ts).
-  const snapshots = await deps.view.forModel(model);
-  const decision = deps.view.decide(model, snapshots);
-  let target: EngineTarget;
-  let wakeMs: number | undefined;
-  if (decision.kind === 'serve') {
-    target = decision.target;
-  } else if (decision.kind === 'refuse') {
-    throw new GatewayError(decision.status, decision.message, { code: decision.code });
-  } else {
-    const waitStarted = performance.now();
-    if (decision.kind === 'wait') {
-      context.node = decision.node.name;
-    }
-    const waiting =
-      decision.kind === 'wait'
-        ? deps.waker.waitFor(decision.node, model)
-        : deps.waker.wake(model, snapshots, (node) => {
-            context.node = node.name;
-          });
-    try {
-      target = streaming
-        ? await withWakeProgress(waiting, {
-            sink: response,
-            what: () => context.node ?? model,
-            headers: () => (context.node === undefined ? {} : { 'x-svc-node': context.node }),
-          })
-        : await waiting;
-    } finally {
-      context.progressSent = response.headersSent;
-    }
-    wakeMs = performance.now() - waitStarted;
-  }
-  context.node = target.node.name;
-  const gatewayMs = performance.now() - arrived - (wakeMs ?? 0);
-  await proxy(target, {
-    incoming: request,
-    outgoing: response,
-    body,
-    streaming,
-    replyTimeoutMs: deps.replyTimeoutMs,
-    extraHeaders: proxiedReplyHeaders(target.node.name, {
-      gatewayMs,
-      ...(wakeMs === undefined ? {} : { wakeMs }),
-    }),
-  });
 }
 
 /** The `/v1/models` entries for one set of kept snapshots, computed once per set. */

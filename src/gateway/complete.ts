@@ -1,0 +1,104 @@
+/**
+ * One model-addressed request (spec §4.2 rules 2–5): read the body, find its model, route from
+ * the kept snapshots, wait for or wake a node when it must (with wake progress for streams), and
+ * proxy. The reply headers say where it went and how long the gateway and a wake took.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { GatewayError } from './gateway-error.ts';
+import type { FleetView } from './node-snapshots.ts';
+import { proxy } from './proxy.ts';
+import { proxiedReplyHeaders } from './reply-headers.ts';
+import { modelRequestOf } from './request-target.ts';
+import type { EngineTarget } from './route.ts';
+import type { Waker } from './wake.ts';
+import { withWakeProgress } from './wake-progress.ts';
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** What a model request needs of the gateway. */
+export interface CompleteDeps {
+  readonly view: FleetView;
+  readonly waker: Waker;
+  /** How long a non-streamed reply may take (--reply-timeout). */
+  readonly replyTimeoutMs: number;
+}
+
+/** What one request's log line says beyond method and path (never a body or a header). */
+export interface RequestContext {
+  model?: string;
+  node?: string;
+  /** Wake progress sent the headers: a later failure becomes an SSE error event. */
+  progressSent?: boolean;
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      throw new GatewayError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 1 ? (chunks[0] ?? Buffer.alloc(0)) : Buffer.concat(chunks);
+}
+
+export async function complete(
+  deps: CompleteDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+): Promise<void> {
+  const body = await readBody(request);
+  const arrived = performance.now();
+  const { model, streaming } = modelRequestOf(body);
+  context.model = model;
+  // From the snapshots already held; a wait only when they cannot decide (node-states.ts).
+  const snapshots = await deps.view.forModel(model);
+  const decision = deps.view.decide(model, snapshots);
+  let target: EngineTarget;
+  let wakeMs: number | undefined;
+  if (decision.kind === 'serve') {
+    target = decision.target;
+  } else if (decision.kind === 'refuse') {
+    throw new GatewayError(decision.status, decision.message, { code: decision.code });
+  } else {
+    const waitStarted = performance.now();
+    if (decision.kind === 'wait') {
+      context.node = decision.node.name;
+    }
+    const waiting =
+      decision.kind === 'wait'
+        ? deps.waker.waitFor(decision.node, model)
+        : deps.waker.wake(model, snapshots, (node) => {
+            context.node = node.name;
+          });
+    try {
+      target = streaming
+        ? await withWakeProgress(waiting, {
+            sink: response,
+            what: () => context.node ?? model,
+            headers: () => (context.node === undefined ? {} : { 'x-svc-node': context.node }),
+          })
+        : await waiting;
+    } finally {
+      context.progressSent = response.headersSent;
+    }
+    wakeMs = performance.now() - waitStarted;
+  }
+  context.node = target.node.name;
+  const gatewayMs = performance.now() - arrived - (wakeMs ?? 0);
+  await proxy(target, {
+    incoming: request,
+    outgoing: response,
+    body,
+    streaming,
+    replyTimeoutMs: deps.replyTimeoutMs,
+    extraHeaders: proxiedReplyHeaders(target.node.name, {
+      gatewayMs,
+      ...(wakeMs === undefined ? {} : { wakeMs }),
+    }),
+  });
+}
