@@ -147,7 +147,8 @@ async function fleetSection(): Promise<string> {
   );
   return [
     `Measured ${machine()}, load average ${loadavg()[0]?.toFixed(1) ?? '?'} at the end (other work shares this machine). The built gateway under \`ulimit -n 1024\` in front of a simulated fleet in one`,
-    'other process (bench/fake-fleet.ts: fake daemon control APIs on 127.0.0.1 ports, 4 fake OpenAI engines);',
+    'other process (bench/fake-fleet.ts: fake daemon control APIs on 127.0.0.1 ports) whose nodes point at 4 fake OpenAI',
+    'engines in a third process every fleet of the run shares (bench/fake-engines.ts);',
     `cold = the first call after start-up (one sample); warm = sequential calls after it; routed = ${bench.completions}`,
     'sequential non-streaming completions (one every 10 ms after 50 unmeasured) cycling over 4 models, then the same with a node that accepts and',
     'never answers first in the fleet file. Status/s counts calls answered at the nodes during the traffic.',

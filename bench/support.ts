@@ -1,5 +1,7 @@
 /** Process and port helpers the benchmarks share (the test helpers need vitest, these do not). */
 import type { ChildProcess } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export { freePort } from '../test/support/net.ts';
 
@@ -49,4 +51,33 @@ export function spawned(child: ChildProcess, install: string): Promise<void> {
       reject(new Error(`${child.spawnfile} could not start (${error.message}): ${install}`));
     });
   });
+}
+
+/** Listens on 127.0.0.1, port 0, and resolves with the port the system chose. */
+export function listenLocal(server: Server): Promise<number> {
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/**
+ * For a helper process the benchmark started: runs `stop` once on SIGTERM/SIGINT or when the
+ * parent closes our stdin, which it holds, so the helper goes with it even when it is killed.
+ */
+export function stopWithParent(stop: () => void | Promise<void>): void {
+  let stopping = false;
+  const once = (): void => {
+    if (!stopping) {
+      stopping = true;
+      process.stdin.destroy();
+      void stop();
+    }
+  };
+  process.once('SIGTERM', once);
+  process.once('SIGINT', once);
+  process.stdin.resume();
+  process.stdin.once('end', once);
+  process.stdin.once('close', once);
 }
