@@ -59,14 +59,20 @@ const llama = (port: number): Record<string, unknown> => ({
   serveArgs: ['--host', '127.0.0.1', '--port', String(port), '--threads', '1'],
 });
 
-/** The engine's pid and, for fork-child, its worker's pid, from the daemon log and engine log. */
-async function treeOf(node: TestDaemon): Promise<number[]> {
+/**
+ * The engine's pid and, for a fork-child engine, its worker's pid: from the daemon log, and from
+ * the engine log read until the worker's line is there (the engine writes it after it started).
+ */
+async function treeOf(node: TestDaemon, worker: boolean): Promise<number[]> {
   const [, engine = '0'] = await node.process.waitFor(/engine started .*pid=(\d+)/);
   const pids = [Number(engine)];
-  const logs = (await node.call('GET', '/v1/logs')).json['content'];
-  const child = /child pid (\d+)/.exec(String(logs));
-  if (child?.[1] !== undefined) {
-    pids.push(Number(child[1]));
+  if (worker) {
+    let child: RegExpExecArray | null = null;
+    await waitUntil(async () => {
+      child = /child pid (\d+)/.exec(String((await node.call('GET', '/v1/logs')).json['content']));
+      return child !== null;
+    });
+    pids.push(Number((child as RegExpExecArray | null)?.[1] ?? Number.NaN));
   }
   return pids;
 }
@@ -95,7 +101,7 @@ describe('no process of the engine tree outlives the daemon', () => {
   it('kills an engine ignoring SIGTERM and its SIGTERM-ignoring worker within 5 s of SIGKILL', async () => {
     const node = await daemon(await tempDir(), 'ignore-sigterm,fork-child');
     await node.call('POST', '/v1/start', { body: mtplx(await freePort()) });
-    const pids = await treeOf(node);
+    const pids = await treeOf(node, true);
     try {
       expect(pids).toHaveLength(2);
       expect(pids.every(alive)).toBe(true);
@@ -119,7 +125,7 @@ describe('no process of the engine tree outlives the daemon', () => {
           body: real ? llama(await freePort()) : mtplx(await freePort()),
         });
         expect(reply.status).toBe(200);
-        const pids = await treeOf(node);
+        const pids = await treeOf(node, !real);
         process.kill(node.process.pid, 'SIGKILL');
         await node.process.exited();
         recordOutput(node);
@@ -137,7 +143,7 @@ describe('no process of the engine tree outlives the daemon', () => {
     const port = await freePort();
     const first = await daemon(configDir, 'ignore-sigterm,fork-child');
     expect((await first.call('POST', '/v1/start', { body: mtplx(port) })).status).toBe(200);
-    const pids = await treeOf(first);
+    const pids = await treeOf(first, true);
     try {
       process.kill(first.process.pid, 'SIGKILL');
       await first.process.exited();
