@@ -11,9 +11,9 @@ import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
 import { mapBounded } from './call-limiter.ts';
+import { fleetDriver } from './fleet-drivers.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
-import { loadFleet, nodeSourceConfig } from './load-fleet.ts';
-import { nodeStart, nodeStatus, nodeStop } from './node-client.ts';
+import { loadFleet } from './load-fleet.ts';
 import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 
 const OPTIONS = {
@@ -93,6 +93,8 @@ export async function run(io: CommandIo): Promise<number> {
     verb === 'status' ? 0 : Number.POSITIVE_INFINITY,
   );
   const fleet = await loadFleet(resolve(io.cwd, values.fleet ?? 'fleet.yaml'), io.env);
+  // GUIDE D21: each node through its kind's driver.
+  const driver = fleetDriver({ fleet, configDir: configDirFor(io.env, io.cwd), env: io.env });
 
   if (verb === 'status') {
     // The same fan-out bound as the gateway's, so a fleet of thousands stays within ulimit -n.
@@ -101,7 +103,7 @@ export async function run(io: CommandIo): Promise<number> {
       NODE_STATES_DEFAULTS.concurrency,
       async (node) => ({
         node,
-        reply: await nodeStatus(node),
+        reply: await driver.status(node),
       }),
     );
     if (values.json === true) {
@@ -133,7 +135,6 @@ export async function run(io: CommandIo): Promise<number> {
   }
 
   const nodes = pick(fleet, positionals, values.all === true, verb);
-  const configDir = configDirFor(io.env, io.cwd);
   // GUIDE D17: a human line per node by default, one JSON array with --json.
   const results: {
     node: string;
@@ -147,14 +148,14 @@ export async function run(io: CommandIo): Promise<number> {
       let source: string | undefined;
       let reply;
       if (verb === 'start') {
-        const resolved = await nodeSourceConfig(fleet, node, { configDir, env: io.env });
+        const resolved = await driver.wakeSource(node);
         source = resolved.source;
         if (values.json !== true) {
           io.stdout.write(`${node.name}: using ${source}\n`);
         }
-        reply = await nodeStart(node, resolved.config);
+        reply = await driver.start(node, resolved);
       } else {
-        reply = await nodeStop(node);
+        reply = await driver.stop(node);
       }
       if (!reply.ok) {
         throw new Error(reply.detail);
