@@ -14,6 +14,7 @@ import { mapBounded } from './call-limiter.ts';
 import { fleetDriver } from './fleet-drivers.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { loadFleet } from './load-fleet.ts';
+import type { NodeStatus } from './node-driver.ts';
 import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 
 const OPTIONS = {
@@ -33,7 +34,7 @@ export const help = renderCommandHelp(
     'svc fleet start <node…> | --all',
     'svc fleet stop <node…> | --all',
   ],
-  'Shows and drives the daemon nodes a fleet file lists.',
+  'Shows and drives the nodes a fleet file lists: daemons and remote environments.',
   OPTIONS,
 );
 
@@ -70,6 +71,16 @@ function pick(fleet: Fleet, names: readonly string[], all: boolean, verb: string
     }
     return node;
   });
+}
+
+/** What a node serves; a remote environment's retention deadline while it is ahead (spec §2.4). */
+function servingText(status: NodeStatus): string {
+  const serving = status.servedName ?? status.model ?? '';
+  const retained =
+    status.retainUntil !== undefined && Date.parse(status.retainUntil) > Date.now()
+      ? `kept until ${status.retainUntil}`
+      : '';
+  return [serving, retained].filter((part) => part !== '').join('  ');
 }
 
 /** GUIDE D20: a misspelt verb is refused naming the closest one. */
@@ -122,12 +133,7 @@ export async function run(io: CommandIo): Promise<number> {
     }
     const rows = replies.map(({ node, reply }) =>
       reply.ok
-        ? [
-            node.name,
-            reply.value.state,
-            reply.value.servedName ?? reply.value.model ?? '',
-            reply.value.lastActiveAt ?? '',
-          ]
+        ? [node.name, reply.value.state, servingText(reply.value), reply.value.lastActiveAt ?? '']
         : [node.name, reply.outcome, reply.detail, ''],
     );
     io.stdout.write(`${table([['NODE', 'STATE', 'SERVING', 'LAST ACTIVE'], ...rows])}\n`);

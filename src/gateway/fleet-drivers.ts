@@ -4,9 +4,10 @@
  */
 import { daemonDriver, type DriverContext } from './daemon-driver.ts';
 import { byKind, type NodeDriver } from './node-driver.ts';
+import { remoteDriver, type RemoteDriverOptions } from './remote-driver.ts';
 
 export type { DriverContext } from './daemon-driver.ts';
 
-export function fleetDriver(context: DriverContext): NodeDriver {
-  return byKind({ daemon: daemonDriver(context) });
+export function fleetDriver(context: DriverContext, remote: RemoteDriverOptions = {}): NodeDriver {
+  return byKind({ daemon: daemonDriver(context), remote: remoteDriver(context, remote) });
 }

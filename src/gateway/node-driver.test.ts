@@ -42,7 +42,10 @@ const node: FleetNode = {
 describe('byKind (GUIDE D21)', () => {
   it("sends every call to the driver of the node's kind", async () => {
     const calls: string[] = [];
-    const driver = byKind({ daemon: recording('daemon', calls) });
+    const driver = byKind({
+      daemon: recording('daemon', calls),
+      remote: recording('remote', calls),
+    });
     await driver.status(node);
     const source = await driver.wakeSource(node);
     await driver.start(node, source);

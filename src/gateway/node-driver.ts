@@ -19,9 +19,17 @@ export type NodeReply<T> =
  * operator sees what the cloud says; only `running` means an engine may be routed to. Its
  * `retainUntil` rides along while it is in the future (spec §2.4).
  */
-export type NodeStatus = Omit<StatusResponse, 'state'> & {
+export type NodeStatus = Omit<StatusResponse, 'state' | 'version'> & {
   readonly state: StatusResponse['state'] | (string & Record<never, never>);
+  /** Always present from an svc daemon (GUIDE D1); a control plane may name none. */
+  readonly version?: string;
   readonly retainUntil?: string;
+};
+
+/** A node's stats (spec §2.4), with a remote environment's state word and instance facts. */
+export type NodeStats = Omit<Stats, 'state'> & {
+  readonly state: Stats['state'] | (string & Record<never, never>);
+  readonly instanceType?: string;
 };
 
 /** What a wake would start on a node, and where that came from (a Svcfile path, a stats reply). */
@@ -53,7 +61,7 @@ export interface NodeDriver {
     options?: StartOptions,
   ): Promise<NodeReply<NodeStatus>>;
   stop(node: FleetNode): Promise<NodeReply<NodeStatus>>;
-  stats(node: FleetNode): Promise<NodeReply<Stats>>;
+  stats(node: FleetNode): Promise<NodeReply<NodeStats>>;
 }
 
 export type NodeKind = FleetNode['kind'];

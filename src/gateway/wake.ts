@@ -212,9 +212,22 @@ export class Waker {
         // Someone else started it: fine if it now serves the model.
         return this.waitReady(node, model, deadline);
       }
+      if (Date.now() >= deadline) {
+        // A blocking boot (a remote environment) ran out of the wake timeout (GUIDE D19: 504).
+        throw this.timedOut(node);
+      }
       throw new GatewayError(409, `start refused: ${started.detail}`);
     }
     return this.waitReady(node, model, deadline);
+  }
+
+  /** GUIDE D19: a wake timeout is a 504; the engine keeps loading, so a retry can help. */
+  private timedOut(node: FleetNode): GatewayError {
+    return new GatewayError(
+      504,
+      `node "${node.name}" did not answer within ${formatDurationText(this.timeoutMs)}: its engine may still be loading, so it has been left running; check \`svc fleet status\``,
+      { code: 'wake_timeout', retryAfterSeconds: RETRY_AFTER_WAKE_TIMEOUT_S },
+    );
   }
 
   private async waitReady(node: FleetNode, model: string, deadline: number): Promise<EngineTarget> {
@@ -261,12 +274,7 @@ export class Waker {
         }
       }
       if (Date.now() >= deadline) {
-        // GUIDE D19: a wake timeout is a 504; the engine keeps loading, so a retry can help.
-        throw new GatewayError(
-          504,
-          `node "${node.name}" did not answer within ${formatDurationText(this.timeoutMs)}: its engine may still be loading, so it has been left running; check \`svc fleet status\``,
-          { code: 'wake_timeout', retryAfterSeconds: RETRY_AFTER_WAKE_TIMEOUT_S },
-        );
+        throw this.timedOut(node);
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
