@@ -4,10 +4,9 @@
  * one is a `config-error` reply on that node alone, never a failure of the whole fleet. A wake
  * boots the environment as deployed and pushes nothing (spec §4.2 rule 5).
  */
-import { ControlPlane, RemoteCallError } from '../remote/control-plane.ts';
-import { readRegistryEntry, resolveRemote } from '../remote/registry.ts';
-import { awsSigner } from '../remote/signer.ts';
-import { signedTransport, type Transport } from '../remote/transport.ts';
+import { connectRemote } from '../remote/connect.ts';
+import { type ControlPlane, RemoteCallError } from '../remote/control-plane.ts';
+import type { Transport } from '../remote/transport.ts';
 import type { DriverContext } from './daemon-driver.ts';
 import type { FleetNode } from './fleet-file.ts';
 import type { NodeDriver, NodeOutcome, NodeReply } from './node-driver.ts';
@@ -51,26 +50,18 @@ export function remoteDriver(
   context: DriverContext,
   options: RemoteDriverOptions = {},
 ): NodeDriver {
-  const now = options.now ?? (() => Date.now());
-  const sleep =
-    options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const transportFor =
-    options.transportFor ?? ((region: string) => signedTransport(awsSigner(region)));
   const planes = new Map<string, Promise<ControlPlane>>();
 
   const plane = (node: FleetNode): Promise<ControlPlane> => {
     let found = planes.get(node.name);
     if (found === undefined) {
-      found = readRegistryEntry(context.configDir, node.name)
-        .then((entry) => {
-          const remote = resolveRemote(node.name, entry, context.env);
-          return new ControlPlane(remote, { transport: transportFor(remote.region), now, sleep });
-        })
-        .catch((error: unknown) => {
+      found = connectRemote(context.configDir, node.name, context.env, options).catch(
+        (error: unknown) => {
           // Not kept: `svc remote add` while a gateway runs takes effect at the next call.
           planes.delete(node.name);
           throw new ConfigError((error as Error).message);
-        });
+        },
+      );
       planes.set(node.name, found);
     }
     return found;
