@@ -1,7 +1,8 @@
 /**
- * `svc fleet status | start <node…> | stop <node…>`: the nodes a fleet file lists, driven over
- * their control APIs. Status prints a table (a node that does not answer is a row, not a
- * failure); start sends each node the config its own Svcfile resolves to, with its engine key.
+ * `svc fleet status | start <node…> | stop <node…> | deploy <node…>`: the nodes a fleet file lists,
+ * driven through their kind's driver. Status prints a table (a node that does not answer is a row,
+ * not a failure); start sends each node the config its own Svcfile resolves to, with its engine
+ * key (a remote node boots as deployed); deploy pushes a remote node's config to its environment.
  */
 import { resolve } from 'node:path';
 
@@ -11,6 +12,7 @@ import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
 import { mapBounded } from './call-limiter.ts';
+import { deployNodes } from './fleet-deploy.ts';
 import { fleetDriver } from './fleet-drivers.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { loadFleet } from './load-fleet.ts';
@@ -24,7 +26,7 @@ const OPTIONS = {
     value: '<path>',
     description: 'Fleet file (default ./fleet.yaml)',
   },
-  all: { type: 'boolean', description: 'start / stop: every node' },
+  all: { type: 'boolean', description: 'start / stop / deploy: every node' },
   json: { type: 'boolean', description: 'Print JSON instead of a table or lines' },
 } as const;
 
@@ -33,6 +35,7 @@ export const help = renderCommandHelp(
     'svc fleet status [-f fleet.yaml] [--json]',
     'svc fleet start <node…> | --all',
     'svc fleet stop <node…> | --all',
+    'svc fleet deploy <node…> | --all',
   ],
   'Shows and drives the nodes a fleet file lists: daemons and remote environments.',
   OPTIONS,
@@ -85,16 +88,17 @@ function servingText(status: NodeStatus): string {
 
 /** GUIDE D20: a misspelt verb is refused naming the closest one. */
 function nearVerb(verb: string | undefined): string {
-  const near = verb === undefined ? undefined : closestName(verb, ['status', 'start', 'stop']);
+  const near =
+    verb === undefined ? undefined : closestName(verb, ['status', 'start', 'stop', 'deploy']);
   return near === undefined ? '' : `: did you mean "${near}"?`;
 }
 
 export async function run(io: CommandIo): Promise<number> {
   const [verb, ...rest] = io.argv;
-  if (verb !== 'status' && verb !== 'start' && verb !== 'stop') {
+  if (verb !== 'status' && verb !== 'start' && verb !== 'stop' && verb !== 'deploy') {
     throw new SvcError(
       'ERR_USAGE',
-      `svc fleet takes status, start or stop${verb === undefined ? '' : `, not "${verb}"`}${nearVerb(verb)} (see svc fleet --help)`,
+      `svc fleet takes status, start, stop or deploy${verb === undefined ? '' : `, not "${verb}"`}${nearVerb(verb)} (see svc fleet --help)`,
     );
   }
   const { values, positionals } = parseCommandArgs(
@@ -105,7 +109,8 @@ export async function run(io: CommandIo): Promise<number> {
   );
   const fleet = await loadFleet(resolve(io.cwd, values.fleet ?? 'fleet.yaml'), io.env);
   // GUIDE D21: each node through its kind's driver.
-  const driver = fleetDriver({ fleet, configDir: configDirFor(io.env, io.cwd), env: io.env });
+  const context = { fleet, configDir: configDirFor(io.env, io.cwd), env: io.env };
+  const driver = fleetDriver(context);
 
   if (verb === 'status') {
     // The same fan-out bound as the gateway's, so a fleet of thousands stays within ulimit -n.
@@ -141,6 +146,9 @@ export async function run(io: CommandIo): Promise<number> {
   }
 
   const nodes = pick(fleet, positionals, values.all === true, verb);
+  if (verb === 'deploy') {
+    return deployNodes(context, nodes, values.json === true, (text) => io.stdout.write(text));
+  }
   // GUIDE D17: a human line per node by default, one JSON array with --json.
   const results: {
     node: string;
