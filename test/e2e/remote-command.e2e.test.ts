@@ -1,7 +1,7 @@
 /**
  * `svc remote …` and `svc fleet deploy` (docs/remote.md) against the control-plane simulator: the
  * registry written and read back, a deploy from a node's Svcfile, then status, stats, a blocking
- * start with --keep, keep, pause, stop and rm, each call signed by svc and verified by the
+ * start with --keep, keep, pause, stop, svc fleet start|stop and rm, each call signed by svc and verified by the
  * simulator. The steps build on each other, so they share one simulator and one directory.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -149,6 +149,25 @@ describe('svc remote and svc fleet deploy', () => {
     expect(JSON.parse((await svc('remote', 'status', 'gpu-x', '--json')).stdout)).toMatchObject({
       state: 'stopped',
     });
+  });
+
+  it('svc fleet start boots a remote node as deployed and svc fleet stop stops it', async () => {
+    const started = await svc('fleet', 'start', 'gpu-x', '--json');
+    expect(started.status, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout)).toEqual([
+      {
+        node: 'gpu-x',
+        outcome: 'ok',
+        state: 'running',
+        source: 'remote environment "gpu-x" as deployed',
+      },
+    ]);
+    const status = await svc('fleet', 'status');
+    expect(status.stdout).toMatch(/^gpu-x +running +tiny-x/m);
+    const stopped = await svc('fleet', 'stop', 'gpu-x');
+    expect(stopped.stdout).toMatch(/^gpu-x +stopped/m);
+    // The deploy call pushed the config; waking pushed nothing.
+    expect(sim.requests.filter((request) => request.url.startsWith('/deploy'))).toHaveLength(1);
   });
 
   it('rm removes the entry and names the closest on a typo', async () => {
