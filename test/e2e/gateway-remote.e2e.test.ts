@@ -209,7 +209,8 @@ describe('a gateway over daemon and remote nodes', () => {
     if (env === undefined) {
       throw new Error('no gpu-a');
     }
-    const until = new Date(Date.now() + 3000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // Far enough ahead that a loaded machine's 2 s status refresh still sees it before it passes.
+    const until = new Date(Date.now() + 8000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     env.retainUntil = until;
     await eventually(async () =>
       (await fleetRows()).some((row) => row.name === 'gpu-a' && row.retainUntil === until),
