@@ -48,6 +48,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./gateway/fleet-command.ts'),
   },
   {
+    name: 'remote',
+    summary: 'Register and drive remote environments (cloud GPU nodes booted on demand)',
+    load: () => import('./remote/command.ts'),
+  },
+  {
     name: 'code',
     summary: 'Launch a coding agent (opencode, Pi) configured for the fleet',
     load: () => import('./code/command.ts'),

@@ -94,6 +94,10 @@ async function fleetReply(deps: GatewayDeps, snapshots: readonly NodeSnapshot[])
         ...(status.servedName === undefined ? {} : { servedName: status.servedName }),
         ...(status.ready === undefined ? {} : { ready: status.ready }),
         ...(status.lastActiveAt === undefined ? {} : { lastActiveAt: status.lastActiveAt }),
+        // spec §2.4: a remote environment's retention deadline, only while in the future.
+        ...(status.retainUntil !== undefined && Date.parse(status.retainUntil) > Date.now()
+          ? { retainUntil: status.retainUntil }
+          : {}),
         ...(wakeable === undefined ? {} : { wakeableModel: wakeable }),
       };
     }),

@@ -1,7 +1,8 @@
 /**
- * `svc fleet status | start <node…> | stop <node…>`: the nodes a fleet file lists, driven over
- * their control APIs. Status prints a table (a node that does not answer is a row, not a
- * failure); start sends each node the config its own Svcfile resolves to, with its engine key.
+ * `svc fleet status | start <node…> | stop <node…> | deploy <node…>`: the nodes a fleet file lists,
+ * driven through their kind's driver. Status prints a table (a node that does not answer is a row,
+ * not a failure); start sends each node the config its own Svcfile resolves to, with its engine
+ * key (a remote node boots as deployed); deploy pushes a remote node's config to its environment.
  */
 import { resolve } from 'node:path';
 
@@ -11,9 +12,11 @@ import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
 import { mapBounded } from './call-limiter.ts';
+import { deployNodes } from './fleet-deploy.ts';
+import { fleetDriver } from './fleet-drivers.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
-import { loadFleet, nodeSourceConfig } from './load-fleet.ts';
-import { nodeStart, nodeStatus, nodeStop } from './node-client.ts';
+import { loadFleet } from './load-fleet.ts';
+import type { NodeStatus } from './node-driver.ts';
 import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 
 const OPTIONS = {
@@ -23,7 +26,7 @@ const OPTIONS = {
     value: '<path>',
     description: 'Fleet file (default ./fleet.yaml)',
   },
-  all: { type: 'boolean', description: 'start / stop: every node' },
+  all: { type: 'boolean', description: 'start / stop / deploy: every node' },
   json: { type: 'boolean', description: 'Print JSON instead of a table or lines' },
 } as const;
 
@@ -32,8 +35,9 @@ export const help = renderCommandHelp(
     'svc fleet status [-f fleet.yaml] [--json]',
     'svc fleet start <node…> | --all',
     'svc fleet stop <node…> | --all',
+    'svc fleet deploy <node…> | --all',
   ],
-  'Shows and drives the daemon nodes a fleet file lists.',
+  'Shows and drives the nodes a fleet file lists: daemons and remote environments.',
   OPTIONS,
 );
 
@@ -72,18 +76,29 @@ function pick(fleet: Fleet, names: readonly string[], all: boolean, verb: string
   });
 }
 
+/** What a node serves; a remote environment's retention deadline while it is ahead (spec §2.4). */
+function servingText(status: NodeStatus): string {
+  const serving = status.servedName ?? status.model ?? '';
+  const retained =
+    status.retainUntil !== undefined && Date.parse(status.retainUntil) > Date.now()
+      ? `kept until ${status.retainUntil}`
+      : '';
+  return [serving, retained].filter((part) => part !== '').join('  ');
+}
+
 /** GUIDE D20: a misspelt verb is refused naming the closest one. */
 function nearVerb(verb: string | undefined): string {
-  const near = verb === undefined ? undefined : closestName(verb, ['status', 'start', 'stop']);
+  const near =
+    verb === undefined ? undefined : closestName(verb, ['status', 'start', 'stop', 'deploy']);
   return near === undefined ? '' : `: did you mean "${near}"?`;
 }
 
 export async function run(io: CommandIo): Promise<number> {
   const [verb, ...rest] = io.argv;
-  if (verb !== 'status' && verb !== 'start' && verb !== 'stop') {
+  if (verb !== 'status' && verb !== 'start' && verb !== 'stop' && verb !== 'deploy') {
     throw new SvcError(
       'ERR_USAGE',
-      `svc fleet takes status, start or stop${verb === undefined ? '' : `, not "${verb}"`}${nearVerb(verb)} (see svc fleet --help)`,
+      `svc fleet takes status, start, stop or deploy${verb === undefined ? '' : `, not "${verb}"`}${nearVerb(verb)} (see svc fleet --help)`,
     );
   }
   const { values, positionals } = parseCommandArgs(
@@ -93,6 +108,9 @@ export async function run(io: CommandIo): Promise<number> {
     verb === 'status' ? 0 : Number.POSITIVE_INFINITY,
   );
   const fleet = await loadFleet(resolve(io.cwd, values.fleet ?? 'fleet.yaml'), io.env);
+  // GUIDE D21: each node through its kind's driver.
+  const context = { fleet, configDir: configDirFor(io.env, io.cwd), env: io.env };
+  const driver = fleetDriver(context);
 
   if (verb === 'status') {
     // The same fan-out bound as the gateway's, so a fleet of thousands stays within ulimit -n.
@@ -101,7 +119,7 @@ export async function run(io: CommandIo): Promise<number> {
       NODE_STATES_DEFAULTS.concurrency,
       async (node) => ({
         node,
-        reply: await nodeStatus(node),
+        reply: await driver.status(node),
       }),
     );
     if (values.json === true) {
@@ -120,12 +138,7 @@ export async function run(io: CommandIo): Promise<number> {
     }
     const rows = replies.map(({ node, reply }) =>
       reply.ok
-        ? [
-            node.name,
-            reply.value.state,
-            reply.value.servedName ?? reply.value.model ?? '',
-            reply.value.lastActiveAt ?? '',
-          ]
+        ? [node.name, reply.value.state, servingText(reply.value), reply.value.lastActiveAt ?? '']
         : [node.name, reply.outcome, reply.detail, ''],
     );
     io.stdout.write(`${table([['NODE', 'STATE', 'SERVING', 'LAST ACTIVE'], ...rows])}\n`);
@@ -133,7 +146,9 @@ export async function run(io: CommandIo): Promise<number> {
   }
 
   const nodes = pick(fleet, positionals, values.all === true, verb);
-  const configDir = configDirFor(io.env, io.cwd);
+  if (verb === 'deploy') {
+    return deployNodes(context, nodes, values.json === true, (text) => io.stdout.write(text));
+  }
   // GUIDE D17: a human line per node by default, one JSON array with --json.
   const results: {
     node: string;
@@ -147,14 +162,14 @@ export async function run(io: CommandIo): Promise<number> {
       let source: string | undefined;
       let reply;
       if (verb === 'start') {
-        const resolved = await nodeSourceConfig(fleet, node, { configDir, env: io.env });
+        const resolved = await driver.wakeSource(node);
         source = resolved.source;
         if (values.json !== true) {
           io.stdout.write(`${node.name}: using ${source}\n`);
         }
-        reply = await nodeStart(node, resolved.config);
+        reply = await driver.start(node, resolved);
       } else {
-        reply = await nodeStop(node);
+        reply = await driver.stop(node);
       }
       if (!reply.ok) {
         throw new Error(reply.detail);

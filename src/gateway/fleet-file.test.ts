@@ -143,12 +143,73 @@ describe('nodes', () => {
     ]);
   });
 
-  it('refuses a remote node clearly: not supported yet', () => {
-    const [message, ...rest] = problems(lines('nodes:', '  - {name: cloud, kind: remote}'));
-    expect(rest).toEqual([]);
-    expect(message).toContain('node "cloud"');
-    expect(message).toContain('remote');
-    expect(message).toContain('not supported yet');
+  it('reads a remote node: no host, its engine key from apiKeyEnv or its own engineTokenEnv', () => {
+    const fleet = withVariables(
+      lines(
+        'apiKeyEnv: FLEET_KEY',
+        'nodes:',
+        '  - {name: cloud, kind: remote, instance-type: g6e.xlarge}',
+        '  - {name: cloud2, kind: remote, engineTokenEnv: OWN_KEY}',
+      ),
+      { FLEET_KEY: 'k1', OWN_KEY: 'k2' },
+    );
+    expect(fleet.ok && fleet.value.apiKeyEnv).toBe('FLEET_KEY');
+    expect(fleet.ok && fleet.value.nodes).toEqual([
+      {
+        name: 'cloud',
+        kind: 'remote',
+        host: '',
+        port: 4242,
+        engineTokenEnv: 'FLEET_KEY',
+        engineKey: 'k1',
+        instanceType: 'g6e.xlarge',
+        wake: 'on',
+        ownWake: false,
+      },
+      {
+        name: 'cloud2',
+        kind: 'remote',
+        host: '',
+        port: 4242,
+        engineTokenEnv: 'OWN_KEY',
+        engineKey: 'k2',
+        wake: 'on',
+        ownWake: false,
+      },
+    ]);
+  });
+
+  it('refuses a remote node with no engine key variable, naming the node and both keys', () => {
+    expect(problems(lines('nodes:', '  - {name: cloud, kind: remote}'))).toEqual([
+      `fleet.yaml: node "cloud" is a remote environment, so its engine key must be set: name the variable holding it, in this node's engineTokenEnv or the file's fleet-wide apiKeyEnv (fleet.yaml)`,
+    ]);
+  });
+
+  it.each([
+    ['a host', 'host: h', 'host does not apply'],
+    ['a port', 'port: 4242', 'port does not apply'],
+    ['a tokenEnv', 'tokenEnv: T', 'tokenEnv does not apply'],
+    [
+      'a bad instance type',
+      'instance-type: xlarge',
+      'instance-type "xlarge" is not an instance type',
+    ],
+  ])('refuses a remote node with %s', (_name, line, expected) => {
+    const found = problems(
+      lines('apiKeyEnv: K', 'nodes:', '  - name: cloud', '    kind: remote', `    ${line}`),
+    );
+    expect(found.some((message) => message.includes(expected))).toBe(true);
+  });
+
+  it.each(['a/b', 'env.json', '..'])('refuses the remote node name %s (a registry key)', (name) => {
+    const found = problems(lines('apiKeyEnv: K', 'nodes:', `  - {name: "${name}", kind: remote}`));
+    expect(found.some((message) => message.includes('is not an environment name'))).toBe(true);
+  });
+
+  it('refuses instance-type on a daemon node', () => {
+    expect(problems(oneNode('instance-type: g6e.xlarge'))).toEqual([
+      'fleet.yaml: node "a": instance-type applies only to remote nodes (kind: remote); a daemon runs on its own machine',
+    ]);
   });
 
   it('refuses an unknown kind, naming it and the supported ones', () => {
@@ -451,7 +512,7 @@ describe('problems', () => {
       'duplicate node name "a"',
       'node "b" has no host',
       'node "c": port',
-      'node "d" is a remote environment',
+      'node "d" is a remote environment, so its engine key must be set',
       'node "e" has kind "docker"',
       'node "f": unknown wake policy "later"',
       'UNSET_G is not set (node "g"',

@@ -6,43 +6,19 @@
  */
 import { failed, ok, type Result } from '../core/project/diagnostics.ts';
 import { corsOrigins } from './cors.ts';
+import { type FleetNode, isRecord, parseNode, wakeOf, type WakePolicy } from './fleet-node.ts';
 import { readFleetYaml } from './fleet-yaml.ts';
 
-export type WakePolicy = 'on' | 'off';
+export type { EngineOverride, FleetNode, WakePolicy } from './fleet-node.ts';
 export type Preference = 'idle' | 'active';
-
-export interface EngineOverride {
-  readonly host?: string;
-  readonly port?: number;
-  readonly path?: string;
-}
-
-export interface FleetNode {
-  readonly name: string;
-  readonly kind: 'daemon';
-  readonly host: string;
-  readonly port: number;
-  /** The daemon's API token, resolved from `tokenEnv`. */
-  readonly token?: string;
-  readonly tokenEnv?: string;
-  /** The engine key, resolved from `engineTokenEnv`. */
-  readonly engineKey?: string;
-  readonly engineTokenEnv?: string;
-  readonly engine?: EngineOverride;
-  /** The node's Svcfile source as written (`file:`), when given. */
-  readonly file?: string;
-  readonly tags?: Readonly<Record<string, string>>;
-  /** The node's own wake policy, else the fleet's. */
-  readonly wake: WakePolicy;
-  /** Whether the file itself set `wake` on this node. */
-  readonly ownWake: boolean;
-}
 
 export interface Fleet {
   readonly path: string;
   readonly nodes: readonly FleetNode[];
   readonly prefer?: Preference;
   readonly wake?: WakePolicy;
+  /** The fleet-wide engine key variable for remote nodes (spec §4.2 rule 4). */
+  readonly apiKeyEnv?: string;
   readonly concurrency?: {
     readonly total?: number;
     readonly tags?: Readonly<Record<string, number>>;
@@ -63,10 +39,6 @@ export interface FleetGateway {
 }
 
 export type Variables = Readonly<Record<string, string | undefined>>;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export interface FleetSources {
   /** The process environment; a non-empty value wins. */
@@ -103,16 +75,6 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
   const problem = (message: string): void => {
     problems.push(`${path}: ${message}`);
   };
-  const wakeOf = (value: unknown, where: string): WakePolicy | undefined => {
-    if (value === undefined) {
-      return undefined;
-    }
-    if (value === 'on' || value === 'off') {
-      return value;
-    }
-    problem(`${where}unknown wake policy ${JSON.stringify(value)}: use "on" or "off"`);
-    return undefined;
-  };
   const variable = (
     name: unknown,
     field: string,
@@ -146,7 +108,7 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
       problem(`unknown preference ${JSON.stringify(document['prefer'])}: use "idle" or "active"`);
     }
   }
-  const fleetWake = wakeOf(document['wake'], '');
+  const fleetWake = wakeOf(document['wake'], '', problem);
 
   let concurrency: Fleet['concurrency'];
   const rawConcurrency = document['concurrency'];
@@ -243,83 +205,16 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
         return;
       }
       seen.add(name);
-      const kind = raw['kind'] ?? 'daemon';
-      if (kind === 'remote') {
-        problem(
-          `node "${name}" is a remote environment: remote nodes are not supported yet; use daemon nodes`,
-        );
-        return;
-      }
-      if (kind !== 'daemon') {
-        problem(
-          `node "${name}" has kind ${JSON.stringify(kind)}: supported kinds are "daemon" and "remote"`,
-        );
-        return;
-      }
-      const host = raw['host'];
-      if (typeof host !== 'string' || host === '') {
-        problem(`node "${name}" has no host`);
-      }
-      const port = raw['port'] ?? 4242;
-      if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
-        problem(`node "${name}": port must be a whole number from 1 to 65535`);
-      }
-      let engine: EngineOverride | undefined;
-      if (raw['engine'] !== undefined) {
-        const override = raw['engine'];
-        if (!isRecord(override)) {
-          problem(`node "${name}": engine must be a mapping of host, port and path`);
-        } else {
-          const enginePort = override['port'];
-          if (
-            enginePort !== undefined &&
-            (typeof enginePort !== 'number' || !Number.isInteger(enginePort))
-          ) {
-            problem(`node "${name}": engine.port must be a whole number`);
-          }
-          engine = {
-            ...(typeof override['host'] === 'string' ? { host: override['host'] } : {}),
-            ...(typeof enginePort === 'number' ? { port: enginePort } : {}),
-            ...(typeof override['path'] === 'string' ? { path: override['path'] } : {}),
-          };
-        }
-      }
-      let tags: Record<string, string> | undefined;
-      if (raw['tags'] !== undefined) {
-        if (!isRecord(raw['tags'])) {
-          problem(`node "${name}": tags must map names to values`);
-        } else {
-          tags = {};
-          for (const [key, value] of Object.entries(raw['tags'])) {
-            if (key === '' || key === '__proto__' || typeof value !== 'string' || value === '') {
-              problem(`node "${name}": tag ${JSON.stringify(key)} needs a non-empty string value`);
-            } else {
-              tags[key] = value;
-            }
-          }
-        }
-      }
-      if (raw['file'] !== undefined && (typeof raw['file'] !== 'string' || raw['file'] === '')) {
-        problem(`node "${name}": file must be a path to the node's Svcfile`);
-      }
-      const ownWake = wakeOf(raw['wake'], `node "${name}": `);
-      const token = variable(raw['tokenEnv'], 'tokenEnv', name);
-      const engineKey = variable(raw['engineTokenEnv'], 'engineTokenEnv', name);
-      nodes.push({
-        name,
-        kind: 'daemon',
-        host: typeof host === 'string' ? host : '',
-        port: typeof port === 'number' ? port : 4242,
-        ...(token.name === undefined ? {} : { tokenEnv: token.name }),
-        ...(token.value === undefined ? {} : { token: token.value }),
-        ...(engineKey.name === undefined ? {} : { engineTokenEnv: engineKey.name }),
-        ...(engineKey.value === undefined ? {} : { engineKey: engineKey.value }),
-        ...(engine === undefined ? {} : { engine }),
-        ...(typeof raw['file'] === 'string' && raw['file'] !== '' ? { file: raw['file'] } : {}),
-        ...(tags === undefined ? {} : { tags }),
-        wake: ownWake ?? fleetWake ?? 'on',
-        ownWake: ownWake !== undefined,
+      const node = parseNode(raw, name, {
+        problem,
+        variable,
+        fleetWake,
+        apiKeyEnv: document['apiKeyEnv'],
+        path,
       });
+      if (node !== undefined) {
+        nodes.push(node);
+      }
     });
   }
 
@@ -331,6 +226,7 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     nodes,
     ...(prefer === undefined ? {} : { prefer }),
     ...(fleetWake === undefined ? {} : { wake: fleetWake }),
+    ...(typeof document['apiKeyEnv'] === 'string' ? { apiKeyEnv: document['apiKeyEnv'] } : {}),
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(gateway === undefined ? {} : { gateway }),
     ...(cors === undefined ? {} : { cors }),

@@ -26,6 +26,7 @@ const NODE_KEYS: KeyTable = {
   file: 'value',
   tags: 'free',
   wake: 'value',
+  'instance-type': 'value',
 };
 
 export const FLEET_KEYS: KeyTable = {
@@ -34,7 +35,7 @@ export const FLEET_KEYS: KeyTable = {
   wake: 'value',
   concurrency: { keys: { total: 'value', tags: 'free' } },
   gateway: { keys: { url: 'value', tokenEnv: 'value', name: 'value', cors: 'value' } },
-  // Read by remote nodes only (original-behaviour §7); accepted so a file written for them loads.
+  // The engine key variable of remote nodes that name none (spec §4.2 rule 4).
   apiKeyEnv: 'value',
 };
 

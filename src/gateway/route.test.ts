@@ -311,6 +311,18 @@ describe('engineTarget', () => {
       'https://gpu.example/v1',
     ],
     [
+      "a remote environment's published host",
+      { kind: 'remote', host: '' },
+      { port: 8000, host: '1.2.3.4' },
+      'http://1.2.3.4:8000/v1',
+    ],
+    [
+      "a remote environment's published https origin",
+      { kind: 'remote', host: '' },
+      { port: 443, host: 'https://e.example' },
+      'https://e.example/v1',
+    ],
+    [
       'an IPv6 node host in brackets',
       { host: 'fd00::5' },
       { port: 8080 },

@@ -63,7 +63,10 @@ export function engineTarget(
     };
   }
   const port = override?.port ?? engine?.port;
-  const host = override?.host ?? node.host;
+  // spec §2.2: a remote environment publishes the address its engine is reached by; a daemon's
+  // reported host is only its bind address (0.0.0.0), so the node's own host stands for it.
+  const published = node.kind === 'remote' ? engine?.host : undefined;
+  const host = override?.host ?? published ?? node.host;
   const hasScheme = /^https?:\/\//.test(host);
   if (port === undefined && !hasScheme) {
     return {

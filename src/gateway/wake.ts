@@ -8,10 +8,10 @@ import { connect } from 'node:net';
 import type { Logger } from '../core/logger.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { GatewayError } from './gateway-error.ts';
-import { modelNameOf, type NodeSource, reportedModelOf } from './load-fleet.ts';
+import { modelNameOf, reportedModelOf } from './load-fleet.ts';
 import { wakeableModels } from './model-endpoints.ts';
 import { availableText, modelEntries } from './models-list.ts';
-import type { NodeClient } from './node-client.ts';
+import type { NodeDriver, NodeSource } from './node-driver.ts';
 import { snapshotOf } from './node-snapshot.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { describeFleet, type EngineTarget, engineTarget, serves } from './route.ts';
@@ -58,7 +58,7 @@ export class Waker {
     private readonly view: FleetView,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
-    private readonly client: NodeClient,
+    private readonly client: NodeDriver,
   ) {}
 
   /** Waits for a node that is already loading the model (GUIDE D13). */
@@ -206,15 +206,28 @@ export class Waker {
   ): Promise<EngineTarget> {
     const deadline = Date.now() + this.timeoutMs;
     this.logger.info('waking node', { node: node.name, model });
-    const started = await this.client.start(node, source.config);
+    const started = await this.client.start(node, source, { deadline });
     if (!started.ok) {
       if (started.status === 409) {
         // Someone else started it: fine if it now serves the model.
         return this.waitReady(node, model, deadline);
       }
+      if (Date.now() >= deadline) {
+        // A blocking boot (a remote environment) ran out of the wake timeout (GUIDE D19: 504).
+        throw this.timedOut(node);
+      }
       throw new GatewayError(409, `start refused: ${started.detail}`);
     }
     return this.waitReady(node, model, deadline);
+  }
+
+  /** GUIDE D19: a wake timeout is a 504; the engine keeps loading, so a retry can help. */
+  private timedOut(node: FleetNode): GatewayError {
+    return new GatewayError(
+      504,
+      `node "${node.name}" did not answer within ${formatDurationText(this.timeoutMs)}: its engine may still be loading, so it has been left running; check \`svc fleet status\``,
+      { code: 'wake_timeout', retryAfterSeconds: RETRY_AFTER_WAKE_TIMEOUT_S },
+    );
   }
 
   private async waitReady(node: FleetNode, model: string, deadline: number): Promise<EngineTarget> {
@@ -261,12 +274,7 @@ export class Waker {
         }
       }
       if (Date.now() >= deadline) {
-        // GUIDE D19: a wake timeout is a 504; the engine keeps loading, so a retry can help.
-        throw new GatewayError(
-          504,
-          `node "${node.name}" did not answer within ${formatDurationText(this.timeoutMs)}: its engine may still be loading, so it has been left running; check \`svc fleet status\``,
-          { code: 'wake_timeout', retryAfterSeconds: RETRY_AFTER_WAKE_TIMEOUT_S },
-        );
+        throw this.timedOut(node);
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }

@@ -1,10 +1,11 @@
 /**
  * Child processes for tests. Every process started here is killed by its PID when the test that
- * started it finishes, pass or fail; nothing is ever killed by name.
+ * started it finishes, pass or fail (one started in sharedByFile(): when the file's tests end);
+ * nothing is ever killed by name.
  */
 import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
 
-import { onTestFinished } from 'vitest';
+import { atEnd } from './cleanup.ts';
 
 export interface TestProcess {
   readonly child: ChildProcess;
@@ -64,7 +65,7 @@ export function startProcess(
       await exit;
     }
   };
-  onTestFinished(kill);
+  atEnd(kill);
 
   return {
     child,

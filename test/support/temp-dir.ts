@@ -3,16 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { onTestFinished } from 'vitest';
+import { atEnd } from './cleanup.ts';
 
 /**
- * A new empty directory under the OS temp dir, removed when the current test ends. Call it from a
- * test or a `beforeEach` hook (not `beforeAll`: there is no current test there).
+ * A new empty directory under the OS temp dir, removed when the current test ends (made inside
+ * sharedByFile(), when the file's tests end).
  */
 export async function tempDir(prefix = 'svc-test-'): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
-  onTestFinished(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  atEnd(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
