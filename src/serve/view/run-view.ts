@@ -7,12 +7,12 @@ import type { ReadStream, WriteStream } from 'node:tty';
 
 import type { StateRecord } from '../../core/state/record.ts';
 import { statsOf } from '../../core/state/record.ts';
+import { gpuIndexesOf } from '../../core/view/metrics-pane.ts';
 import { openTerminal } from '../../core/view/terminal.ts';
 import { actionFor, decodeKeys } from './keys.ts';
 import { layout, logRows, type ViewState } from './layout.ts';
 import { appendLines, applyAction, EMPTY_PANE } from './log-pane.ts';
 import { LogTail } from './log-tail.ts';
-import { gpuIndexesOf } from './metrics-pane.ts';
 
 export interface ViewOptions {
   readonly input: ReadStream;

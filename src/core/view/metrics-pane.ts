@@ -4,15 +4,9 @@
  * beside a bar of its retained history, then the token and request counters. Pure: Stats and
  * `now` in, lines out.
  */
-import type { Stats } from '../../core/contract/schemas.ts';
-import { ENGINES, isRunner } from '../../core/engines/engine-table.ts';
-import {
-  formatBytes,
-  formatCount,
-  formatDuration,
-  gauge,
-  sparkline,
-} from '../../core/view/gauges.ts';
+import type { Stats } from '../contract/schemas.ts';
+import { ENGINES, isRunner } from '../engines/engine-table.ts';
+import { formatBytes, formatCount, formatDuration, gauge, sparkline } from './gauges.ts';
 
 type History = NonNullable<Stats['history']>;
 

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import type { Stats } from '../../core/contract/schemas.ts';
+import type { Stats } from '../contract/schemas.ts';
 import { metricsLines, type MetricsView } from './metrics-pane.ts';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
