@@ -28,6 +28,7 @@ export const help = renderCommandHelp(
     'svc fleet metrics [node…] [-w] [-f fleet.yaml] [--json]',
     'svc fleet logs [node…] [-f] [--fleet fleet.yaml] [--json]',
     'svc fleet route <model> [-f fleet.yaml] [--json]',
+    'svc fleet dashboard [-f fleet.yaml]',
   ],
   'Shows and drives the daemon nodes a fleet file lists. In `fleet logs`, -f follows the logs\nand the fleet file is named with --fleet.',
   {
@@ -63,7 +64,7 @@ export async function run(io: CommandIo): Promise<number> {
     `fleet ${verb}`,
     options,
     rest,
-    verb === 'route' ? 1 : Number.POSITIVE_INFINITY,
+    verb === 'route' ? 1 : verb === 'dashboard' ? 0 : Number.POSITIVE_INFINITY,
   );
   const flag = (name: string): boolean => (values as Record<string, unknown>)[name] === true;
   const fleetPath = (values as Record<string, unknown>)['fleet'];
@@ -144,6 +145,10 @@ export async function run(io: CommandIo): Promise<number> {
         warn: (line) => io.stderr.write(`${line}\n`),
         driver,
       });
+    }
+    case 'dashboard': {
+      const { runDashboard } = await import('./fleet-dashboard-command.ts');
+      return runDashboard({ fleet, io, driver, configDir });
     }
   }
 }

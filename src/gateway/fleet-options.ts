@@ -11,6 +11,7 @@ export const FLEET_VERBS = [
   'metrics',
   'logs',
   'route',
+  'dashboard',
 ] as const;
 
 export type FleetVerb = (typeof FLEET_VERBS)[number];
@@ -43,4 +44,5 @@ export const FLEET_VERB_OPTIONS = {
     ...JSON_OUTPUT,
   },
   route: { ...FLEET, ...JSON_OUTPUT },
+  dashboard: { ...FLEET },
 } as const satisfies Record<FleetVerb, OptionTable>;
