@@ -21,6 +21,9 @@ import {
   parseFleet,
   type Variables,
 } from './fleet-file.ts';
+import type { NodeSource } from './node-driver.ts';
+
+export type { NodeSource } from './node-driver.ts';
 
 /** The `.env` beside a fleet file; none is an empty set. */
 export async function fleetDotenv(path: string): Promise<Variables> {
@@ -72,11 +75,6 @@ async function sourceOf(fleet: Fleet, node: FleetNode, configDir: string): Promi
     'ERR_FLEET',
     `node "${node.name}" names no Svcfile source: no file field, no alias named "${node.name}", and no ${node.name}/ directory beside ${fleet.path}`,
   );
-}
-
-export interface NodeSource {
-  readonly source: string;
-  readonly config: DeployConfig;
 }
 
 /** The deploy config a daemon node's own Svcfile resolves to (what waking it starts). */

@@ -1,6 +1,6 @@
 /**
- * A daemon node's control API, as the gateway and `svc fleet` drive it: over HTTP only, with the
- * contract's records (spec §4.1), the node's own token, and a timeout on every call.
+ * A daemon node's control API, as the daemon driver (daemon-driver.ts) drives it: over HTTP only,
+ * with the contract's records (spec §4.1), the node's own token, and a timeout on every call.
  */
 import { Agent, request } from 'undici';
 
@@ -11,6 +11,9 @@ import type {
   StatusResponse,
 } from '../core/contract/schemas.ts';
 import type { FleetNode } from './fleet-file.ts';
+import type { NodeOutcome, NodeReply } from './node-driver.ts';
+
+export type { NodeOutcome, NodeReply } from './node-driver.ts';
 
 /**
  * Control-API connections are short-lived and few: one per node at most, and a status call closes
@@ -20,11 +23,6 @@ import type { FleetNode } from './fleet-file.ts';
  * never take connections from completions.
  */
 const agent = new Agent({ connections: 1, keepAliveTimeout: 1_000, keepAliveMaxTimeout: 1_000 });
-
-export type NodeOutcome = 'unreachable' | 'unauthorized' | 'unsupported' | 'failed';
-
-export type NodeReply<T> =
-  { ok: true; value: T } | { ok: false; outcome: NodeOutcome; status?: number; detail: string };
 
 export function controlUrl(node: FleetNode): string {
   const host = node.host.includes(':') && !node.host.startsWith('[') ? `[${node.host}]` : node.host;
@@ -123,16 +121,3 @@ export function nodeLogs(
   return call<LogsResponse>(node, 'GET', `/v1/logs${suffix}`, undefined, timeoutMs, true);
 }
 
-/**
- * What the gateway's fleet state and waker need from a node, and nothing about how it is reached:
- * the narrow seam other node kinds plug into (GUIDE D21).
- */
-export interface NodeClient {
-  status(node: FleetNode, timeoutMs?: number): Promise<NodeReply<StatusResponse>>;
-  start(node: FleetNode, config: DeployConfig): Promise<NodeReply<StatusResponse>>;
-}
-
-export const daemonNodeClient: NodeClient = {
-  status: nodeStatus,
-  start: (node, config) => nodeStart(node, config),
-};

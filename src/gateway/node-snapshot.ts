@@ -2,12 +2,11 @@
  * One node's snapshot (its status reply, or why there is none) and the settings of the state
  * holder that keeps them (node-states.ts).
  */
-import type { StatusResponse } from '../core/contract/schemas.ts';
 import type { FleetNode } from './fleet-file.ts';
-import type { NodeClient, NodeOutcome, NodeReply } from './node-client.ts';
+import type { NodeDriver, NodeOutcome, NodeReply, NodeStatus } from './node-driver.ts';
 
 export type NodeSnapshot =
-  | { readonly node: FleetNode; readonly ok: true; readonly status: StatusResponse }
+  | { readonly node: FleetNode; readonly ok: true; readonly status: NodeStatus }
   | {
       readonly node: FleetNode;
       readonly ok: false;
@@ -16,7 +15,7 @@ export type NodeSnapshot =
     };
 
 export interface NodeStatesOptions {
-  readonly client: Pick<NodeClient, 'status'>;
+  readonly client: Pick<NodeDriver, 'status'>;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
   /** How often each node is asked while the gateway is in use (at most once per period). */
@@ -57,7 +56,7 @@ export interface CurrentState {
   readonly pending: readonly FleetNode[];
 }
 
-export function snapshotOf(node: FleetNode, reply: NodeReply<StatusResponse>): NodeSnapshot {
+export function snapshotOf(node: FleetNode, reply: NodeReply<NodeStatus>): NodeSnapshot {
   return reply.ok
     ? { node, ok: true, status: reply.value }
     : { node, ok: false, outcome: reply.outcome, detail: reply.detail };

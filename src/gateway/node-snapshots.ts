@@ -4,8 +4,9 @@
  * each stopped node would start with, read from its Svcfile source at most once per window
  * (spec §4.2 rule 1).
  */
-import type { Fleet, FleetNode, Variables } from './fleet-file.ts';
-import { modelNameOf, type NodeSource, nodeSourceConfig } from './load-fleet.ts';
+import type { Fleet, FleetNode } from './fleet-file.ts';
+import { modelNameOf } from './load-fleet.ts';
+import type { NodeDriver, NodeSource } from './node-driver.ts';
 import type { NodeSnapshot } from './node-snapshot.ts';
 import type { NodeStates } from './node-states.ts';
 import { type Decision, route, serves } from './route.ts';
@@ -26,7 +27,7 @@ export class FleetView {
   constructor(
     readonly fleet: Fleet,
     readonly states: NodeStates,
-    private readonly context: { configDir: string; env: Variables },
+    private readonly driver: Pick<NodeDriver, 'wakeSource'>,
   ) {}
 
   /**
@@ -113,14 +114,17 @@ export class FleetView {
     return body;
   }
 
-  /** The node's Svcfile source, read at most once per window (a failure is cached too). */
+  /**
+   * What a wake would start on the node (its driver's answer: a daemon's Svcfile source, a remote
+   * environment's deployed config), read at most once per window (a failure is cached too).
+   */
   source(node: FleetNode): Promise<NodeSource> {
     const now = Date.now();
     const cached = this.sources.get(node.name);
     if (cached !== undefined && now - cached.at <= SOURCE_TTL_MS) {
       return cached.source;
     }
-    const source = nodeSourceConfig(this.fleet, node, this.context);
+    const source = this.driver.wakeSource(node);
     source.catch(() => undefined);
     this.sources.set(node.name, { at: now, source });
     return source;

@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 
 import type { StatusResponse } from '../core/contract/schemas.ts';
+import { daemonDriver } from './daemon-driver.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
-import type { NodeReply } from './node-client.ts';
+import type { NodeReply } from './node-driver.ts';
 import type { NodeStatesOptions } from './node-snapshot.ts';
 import { FleetView } from './node-snapshots.ts';
 import { NodeStates } from './node-states.ts';
@@ -81,7 +82,11 @@ function harness(
   };
   const states = new NodeStates(nodes, options);
   const fleet: Fleet = { path: 'fleet.yaml', nodes };
-  const view = new FleetView(fleet, states, { configDir: '/nonexistent', env: {} });
+  const view = new FleetView(
+    fleet,
+    states,
+    daemonDriver({ fleet, configDir: '/nonexistent', env: {} }),
+  );
   return {
     states,
     view,

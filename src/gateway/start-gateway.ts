@@ -7,8 +7,9 @@ import { listen } from '../core/http/listen.ts';
 import type { ListenAddress } from '../core/http/listen-address.ts';
 import type { Logger } from '../core/logger.ts';
 import { buildGateway } from './app.ts';
+import { fleetDriver } from './fleet-drivers.ts';
 import type { Fleet, Variables } from './fleet-file.ts';
-import { daemonNodeClient, STATUS_TIMEOUT_MS } from './node-client.ts';
+import { STATUS_TIMEOUT_MS } from './node-client.ts';
 import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 import { FleetView } from './node-snapshots.ts';
 import { NodeStates } from './node-states.ts';
@@ -32,19 +33,22 @@ export interface RunningGateway {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  // GUIDE D21: every node is reached through its kind's driver, and only through it.
+  const driver = fleetDriver({
+    fleet: options.fleet,
+    configDir: options.configDir,
+    env: options.env,
+  });
   const states = new NodeStates(options.fleet.nodes, {
     ...NODE_STATES_DEFAULTS,
-    client: daemonNodeClient,
+    client: driver,
     timeoutMs: STATUS_TIMEOUT_MS,
     now: () => Date.now(),
     // Unref'd: the refresh loop never holds the process open on its own.
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
   });
-  const view = new FleetView(options.fleet, states, {
-    configDir: options.configDir,
-    env: options.env,
-  });
-  const waker = new Waker(view, options.wakeTimeoutMs, options.logger, daemonNodeClient);
+  const view = new FleetView(options.fleet, states, driver);
+  const waker = new Waker(view, options.wakeTimeoutMs, options.logger, driver);
   const server = buildGateway({
     view,
     waker,

@@ -8,10 +8,10 @@ import { connect } from 'node:net';
 import type { Logger } from '../core/logger.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { GatewayError } from './gateway-error.ts';
-import { modelNameOf, type NodeSource, reportedModelOf } from './load-fleet.ts';
+import { modelNameOf, reportedModelOf } from './load-fleet.ts';
 import { wakeableModels } from './model-endpoints.ts';
 import { availableText, modelEntries } from './models-list.ts';
-import type { NodeClient } from './node-client.ts';
+import type { NodeDriver, NodeSource } from './node-driver.ts';
 import { snapshotOf } from './node-snapshot.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
 import { describeFleet, type EngineTarget, engineTarget, serves } from './route.ts';
@@ -58,7 +58,7 @@ export class Waker {
     private readonly view: FleetView,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
-    private readonly client: NodeClient,
+    private readonly client: NodeDriver,
   ) {}
 
   /** Waits for a node that is already loading the model (GUIDE D13). */
@@ -206,7 +206,7 @@ export class Waker {
   ): Promise<EngineTarget> {
     const deadline = Date.now() + this.timeoutMs;
     this.logger.info('waking node', { node: node.name, model });
-    const started = await this.client.start(node, source.config);
+    const started = await this.client.start(node, source, { deadline });
     if (!started.ok) {
       if (started.status === 409) {
         // Someone else started it: fine if it now serves the model.

@@ -1,0 +1,12 @@
+/**
+ * The driver for a whole fleet: one per node kind behind the seam (GUIDE D21), built once per
+ * gateway or `svc fleet` run.
+ */
+import { daemonDriver, type DriverContext } from './daemon-driver.ts';
+import { byKind, type NodeDriver } from './node-driver.ts';
+
+export type { DriverContext } from './daemon-driver.ts';
+
+export function fleetDriver(context: DriverContext): NodeDriver {
+  return byKind({ daemon: daemonDriver(context) });
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+
+import type { FleetNode } from './fleet-file.ts';
+import { byKind, type NodeDriver, type NodeReply, type NodeStatus } from './node-driver.ts';
+
+function recording(kind: string, calls: string[]): NodeDriver {
+  const reply = (state: string): Promise<NodeReply<NodeStatus>> =>
+    Promise.resolve({ ok: true, value: { state, version: kind } });
+  return {
+    status: (node) => {
+      calls.push(`${kind}.status ${node.name}`);
+      return reply('stopped');
+    },
+    wakeSource: (node) => {
+      calls.push(`${kind}.wakeSource ${node.name}`);
+      return Promise.resolve({ source: kind, config: { runner: 'llamacpp' } });
+    },
+    start: (node) => {
+      calls.push(`${kind}.start ${node.name}`);
+      return reply('running');
+    },
+    stop: (node) => {
+      calls.push(`${kind}.stop ${node.name}`);
+      return reply('stopped');
+    },
+    stats: (node) => {
+      calls.push(`${kind}.stats ${node.name}`);
+      return Promise.resolve({ ok: true, value: { state: 'stopped' } });
+    },
+  };
+}
+
+const node: FleetNode = {
+  name: 'gpu-a',
+  kind: 'daemon',
+  host: '127.0.0.1',
+  port: 4242,
+  wake: 'on',
+  ownWake: false,
+};
+
+describe('byKind (GUIDE D21)', () => {
+  it("sends every call to the driver of the node's kind", async () => {
+    const calls: string[] = [];
+    const driver = byKind({ daemon: recording('daemon', calls) });
+    await driver.status(node);
+    const source = await driver.wakeSource(node);
+    await driver.start(node, source);
+    await driver.stop(node);
+    await driver.stats(node);
+    expect(source.source).toBe('daemon');
+    expect(calls).toEqual([
+      'daemon.status gpu-a',
+      'daemon.wakeSource gpu-a',
+      'daemon.start gpu-a',
+      'daemon.stop gpu-a',
+      'daemon.stats gpu-a',
+    ]);
+  });
+});
