@@ -1,6 +1,6 @@
 /**
- * `svc fleet <verb>`: the nodes a fleet file lists, driven through the fleet driver
- * (fleet-driver.ts). This module parses the verb and its flags, loads the fleet file and hands
+ * `svc fleet <verb>`: the nodes a fleet file lists, each driven through its kind's driver (GUIDE
+ * D21, node-driver.ts). This module parses the verb and its flags, loads the fleet file and hands
  * over to the verb's own module; every verb keeps `-f, --fleet` except `logs`, where `-f` follows
  * (GUIDE D24). The fleet file is read leniently: a node's unset token variable is that node's
  * problem (a row or a line saying so), never the whole command's.
@@ -12,13 +12,13 @@ import { type OptionTable, parseCommandArgs, renderCommandHelp } from '../core/c
 import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
-import { daemonFleetDriver } from './fleet-driver.ts';
+import { fleetDriver } from './fleet-drivers.ts';
 import type { Fleet } from './fleet-file.ts';
 import { FLEET_VERB_OPTIONS, FLEET_VERBS, type FleetVerb } from './fleet-options.ts';
 import { selectNodes } from './fleet-select.ts';
 import { fleetAct } from './fleet-start-stop.ts';
 import { fleetStatus, statusText } from './fleet-status.ts';
-import { loadFleet, nodeSourceConfig, sourceProblem } from './load-fleet.ts';
+import { loadFleet, sourceProblem } from './load-fleet.ts';
 
 export const help = renderCommandHelp(
   [
@@ -78,13 +78,18 @@ export async function run(io: CommandIo): Promise<number> {
   const write = (text: string): void => {
     io.stdout.write(text);
   };
-  const driver = daemonFleetDriver;
+  // GUIDE D21: each node through its kind's driver.
+  const driver = fleetDriver({ fleet, configDir, env: io.env });
 
   switch (verb) {
     case 'status': {
       const rows = await fleetStatus(fleet, selectNodes(fleet, { names: positionals }), {
         driver,
-        sourceProblem: (node) => sourceProblem(fleet, node, configDir),
+        // A daemon node's Svcfile source is checked without parsing it: status stays cheap.
+        sourceProblem: (node) =>
+          node.kind === 'daemon'
+            ? sourceProblem(fleet, node, configDir)
+            : Promise.resolve(undefined),
       });
       write(json ? `${JSON.stringify(rows, null, 2)}\n` : statusText(rows));
       return 0;
@@ -98,7 +103,6 @@ export async function run(io: CommandIo): Promise<number> {
       });
       const results = await fleetAct(verb, fleet, nodes, {
         driver,
-        sourceConfig: (node) => nodeSourceConfig(fleet, node, { configDir, env: io.env }),
         print: (line) => {
           if (!json) {
             write(`${line}\n`);
@@ -115,8 +119,6 @@ export async function run(io: CommandIo): Promise<number> {
       return runRoute({
         fleet,
         model: positionals[0] ?? '',
-        configDir,
-        env: io.env,
         json,
         write,
         driver,
@@ -148,7 +150,7 @@ export async function run(io: CommandIo): Promise<number> {
     }
     case 'dashboard': {
       const { runDashboard } = await import('./fleet-dashboard-command.ts');
-      return runDashboard({ fleet, io, driver, configDir });
+      return runDashboard({ fleet, io, driver });
     }
   }
 }

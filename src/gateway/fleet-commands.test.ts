@@ -7,12 +7,11 @@
 import { describe, expect, it } from 'vitest';
 
 import type { DeployConfig, StatusResponse } from '../core/contract/schemas.ts';
-import type { FleetDriver } from './fleet-driver.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { selectNodes } from './fleet-select.ts';
 import { fleetAct } from './fleet-start-stop.ts';
 import { fleetStatus, statusText } from './fleet-status.ts';
-import type { NodeReply } from './node-client.ts';
+import type { NodeDriver, NodeReply, NodeStatus } from './node-driver.ts';
 
 function node(name: string, extra: Partial<FleetNode> = {}): FleetNode {
   return {
@@ -38,7 +37,7 @@ const FLEET: Fleet = {
 
 const CONFIG: DeployConfig = { runner: 'llamacpp', modelId: '/m.gguf' };
 
-function status(state: StatusResponse['state'], model?: string): NodeReply<StatusResponse> {
+function status(state: StatusResponse['state'], model?: string): NodeReply<NodeStatus> {
   return {
     ok: true,
     value: { state, version: 'dev', ...(model === undefined ? {} : { model }) },
@@ -46,13 +45,14 @@ function status(state: StatusResponse['state'], model?: string): NodeReply<Statu
 }
 
 /** A driver whose nodes are in the given states; records every call. */
-function recordingDriver(states: Record<string, NodeReply<StatusResponse>>) {
+function recordingDriver(states: Record<string, NodeReply<NodeStatus>>) {
   const calls: string[] = [];
-  const driver: Pick<FleetDriver, 'status' | 'start' | 'stop'> = {
+  const driver: Pick<NodeDriver, 'status' | 'wakeSource' | 'start' | 'stop'> = {
     status: (target) => {
       calls.push(`status ${target.name}`);
       return Promise.resolve(states[target.name] ?? status('idle'));
     },
+    wakeSource: () => Promise.resolve({ source: '/f/x.svc', config: CONFIG }),
     start: (target) => {
       calls.push(`start ${target.name}`);
       return Promise.resolve(status('running', 'm'));
@@ -122,9 +122,11 @@ describe('fleetStatus', () => {
 });
 
 describe('fleetAct', () => {
-  const deps = (driver: Pick<FleetDriver, 'status' | 'start' | 'stop'>, lines: string[]) => ({
+  const deps = (
+    driver: Pick<NodeDriver, 'status' | 'wakeSource' | 'start' | 'stop'>,
+    lines: string[],
+  ) => ({
     driver,
-    sourceConfig: () => Promise.resolve({ source: '/f/x.svc', config: CONFIG }),
     print: (line: string) => lines.push(line),
   });
 
@@ -149,7 +151,7 @@ describe('fleetAct', () => {
     const lines: string[] = [];
     const conflicted = {
       ...driver,
-      start: (): Promise<NodeReply<StatusResponse>> =>
+      start: (): Promise<NodeReply<NodeStatus>> =>
         Promise.resolve({ ok: false, outcome: 'failed', status: 409, detail: 'HTTP 409' }),
     };
     const results = await fleetAct(

@@ -10,13 +10,12 @@ import { nextShutdownSignal } from '../core/signals.ts';
 import { openTerminal } from '../core/view/terminal.ts';
 import { dashboardAction, decodeDashboardKeys } from './fleet-dashboard-keys.ts';
 import { dashboardLayout, type DashboardState } from './fleet-dashboard-layout.ts';
-import type { FleetDriver } from './fleet-driver.ts';
 import type { Fleet } from './fleet-file.ts';
 import { advance, type LogCursor, START_CURSOR } from './fleet-log-cursor.ts';
 import type { CounterReading } from './fleet-metrics.ts';
 import { readMetrics } from './fleet-metrics-command.ts';
 import { fleetAct } from './fleet-start-stop.ts';
-import { nodeSourceConfig } from './load-fleet.ts';
+import type { FleetNodeDriver } from './node-driver.ts';
 
 export const DASHBOARD_REFRESH_MS = 2_000;
 const LOG_POLL_MS = 500;
@@ -25,16 +24,10 @@ const LOG_LINES_KEPT = 500;
 export interface DashboardCommand {
   readonly fleet: Fleet;
   readonly io: CommandIo;
-  readonly driver: FleetDriver;
-  readonly configDir: string;
+  readonly driver: FleetNodeDriver;
 }
 
-export async function runDashboard({
-  fleet,
-  io,
-  driver,
-  configDir,
-}: DashboardCommand): Promise<number> {
+export async function runDashboard({ fleet, io, driver }: DashboardCommand): Promise<number> {
   if (!io.stdin.isTTY || !io.stdout.isTTY) {
     throw new SvcError(
       'ERR_USAGE',
@@ -126,7 +119,6 @@ export async function runDashboard({
     const lines: string[] = [];
     void fleetAct(verb, fleet, [node], {
       driver,
-      sourceConfig: (target) => nodeSourceConfig(fleet, target, { configDir, env: io.env }),
       print: (line) => lines.push(line),
     }).then(() => {
       state = { ...state, notice: lines.at(-1) ?? '' };

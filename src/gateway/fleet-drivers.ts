@@ -3,10 +3,10 @@
  * gateway or `svc fleet` run.
  */
 import { daemonDriver, type DriverContext } from './daemon-driver.ts';
-import { byKind, type NodeDriver } from './node-driver.ts';
+import { byKind, type FleetNodeDriver } from './node-driver.ts';
 
 export type { DriverContext } from './daemon-driver.ts';
 
-export function fleetDriver(context: DriverContext): NodeDriver {
+export function fleetDriver(context: DriverContext): FleetNodeDriver {
   return byKind({ daemon: daemonDriver(context) });
 }

@@ -5,10 +5,10 @@
  * engine restart is only more lines in the same log (the daemon appends, never rotates: spec §8).
  */
 import { nextShutdownSignal } from '../core/signals.ts';
-import type { FleetDriver } from './fleet-driver.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { advance, type LogCursor, prefixer, START_CURSOR } from './fleet-log-cursor.ts';
 import { unreachableByConfig } from './fleet-select.ts';
+import type { FleetNodeDriver } from './node-driver.ts';
 
 export const FOLLOW_POLL_MS = 500;
 /** Slices read per node per poll, so one chatty node cannot starve the others. */
@@ -21,7 +21,7 @@ export interface LogsCommand {
   readonly follow: boolean;
   readonly write: (text: string) => void;
   readonly warn: (line: string) => void;
-  readonly driver: Pick<FleetDriver, 'logs'>;
+  readonly driver: Pick<FleetNodeDriver, 'logs'>;
 }
 
 interface NodeLog {

@@ -5,7 +5,6 @@
  */
 import { nextShutdownSignal } from '../core/signals.ts';
 import { mapBounded } from './call-limiter.ts';
-import type { FleetDriver } from './fleet-driver.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import {
   type CounterReading,
@@ -15,6 +14,7 @@ import {
   readingOf,
 } from './fleet-metrics.ts';
 import { unreachableByConfig } from './fleet-select.ts';
+import type { NodeDriver } from './node-driver.ts';
 import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 
 export const WATCH_INTERVAL_MS = 2_000;
@@ -26,14 +26,14 @@ export interface MetricsCommand {
   readonly watch: boolean;
   readonly tty: boolean;
   readonly write: (text: string) => void;
-  readonly driver: Pick<FleetDriver, 'metrics'>;
+  readonly driver: Pick<NodeDriver, 'stats'>;
 }
 
 /** One reading of every node, with rates against `previous` (updated in place). */
 export async function readMetrics(
   fleet: Fleet,
   nodes: readonly FleetNode[],
-  driver: Pick<FleetDriver, 'metrics'>,
+  driver: Pick<NodeDriver, 'stats'>,
   previous: Map<string, CounterReading>,
   now: () => number,
 ): Promise<MetricsEntry[]> {
@@ -42,7 +42,7 @@ export async function readMetrics(
     if (blocked !== undefined) {
       return { node: node.name, outcome: 'config-error', error: blocked };
     }
-    const reply = await driver.metrics(node);
+    const reply = await driver.stats(node);
     if (!reply.ok) {
       return { node: node.name, outcome: reply.outcome, error: reply.detail };
     }

@@ -6,21 +6,18 @@
  */
 import { SvcError } from '../core/errors.ts';
 import { mapBounded } from './call-limiter.ts';
-import type { FleetDriver } from './fleet-driver.ts';
-import type { Fleet, Variables } from './fleet-file.ts';
+import type { Fleet } from './fleet-file.ts';
 import { explainRoute, type NodeSourceOrProblem, routeText } from './fleet-route.ts';
 import { startProblems, unreachableByConfig } from './fleet-select.ts';
-import { nodeSourceConfig } from './load-fleet.ts';
+import type { NodeDriver } from './node-driver.ts';
 import { NODE_STATES_DEFAULTS, type NodeSnapshot, snapshotOf } from './node-snapshot.ts';
 
 export interface RouteCommand {
   readonly fleet: Fleet;
   readonly model: string;
-  readonly configDir: string;
-  readonly env: Variables;
   readonly json: boolean;
   readonly write: (text: string) => void;
-  readonly driver: Pick<FleetDriver, 'status'>;
+  readonly driver: Pick<NodeDriver, 'status' | 'wakeSource'>;
 }
 
 export async function runRoute(command: RouteCommand): Promise<number> {
@@ -47,10 +44,7 @@ export async function runRoute(command: RouteCommand): Promise<number> {
           snapshot.node.name,
           problems.length > 0
             ? { problem: problems.join('; ') }
-            : await nodeSourceConfig(fleet, snapshot.node, {
-                configDir: command.configDir,
-                env: command.env,
-              }),
+            : await command.driver.wakeSource(snapshot.node),
         );
       } catch (error) {
         sources.set(snapshot.node.name, { problem: (error as Error).message });

@@ -4,10 +4,9 @@
  * idempotent for the user, not only for the daemon: spec §3 answers a start over a running engine
  * with 409). A start sends the config the node's own Svcfile resolves to, with its engine key.
  */
-import type { DeployConfig } from '../core/contract/schemas.ts';
-import type { FleetDriver } from './fleet-driver.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { startProblems, unreachableByConfig } from './fleet-select.ts';
+import type { NodeDriver } from './node-driver.ts';
 
 export interface ActionResult {
   readonly node: string;
@@ -19,9 +18,8 @@ export interface ActionResult {
 }
 
 export interface ActionDeps {
-  readonly driver: Pick<FleetDriver, 'status' | 'start' | 'stop'>;
-  /** The node's Svcfile source and the config it resolves to (load-fleet.ts nodeSourceConfig). */
-  readonly sourceConfig: (node: FleetNode) => Promise<{ source: string; config: DeployConfig }>;
+  /** `wakeSource`: what a start sends (a daemon's own Svcfile, resolved; GUIDE D21). */
+  readonly driver: Pick<NodeDriver, 'status' | 'wakeSource' | 'start' | 'stop'>;
   /** A human line as it happens (omitted under --json). */
   readonly print: (line: string) => void;
 }
@@ -45,9 +43,10 @@ async function startOne(fleet: Fleet, node: FleetNode, deps: ActionDeps): Promis
   if (before.value.state === 'running') {
     return already(before.value.servedName ?? before.value.model);
   }
-  const { source, config } = await deps.sourceConfig(node);
+  const wake = await deps.driver.wakeSource(node);
+  const source = wake.source;
   deps.print(`${node.name}: using ${source}`);
-  const reply = await deps.driver.start(node, config);
+  const reply = await deps.driver.start(node, wake);
   if (!reply.ok && reply.status === 409) {
     // Started by someone else (a gateway wake) since we asked: the node is where the user wants it.
     const after = await deps.driver.status(node);

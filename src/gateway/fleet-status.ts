@@ -5,28 +5,26 @@
  * (../shared/reference/original-behaviour.md §10). Problems that would only fail a start (an unset
  * engine key variable, a missing Svcfile source) are listed under the table.
  */
-import type { StatusResponse } from '../core/contract/schemas.ts';
 import { mapBounded } from './call-limiter.ts';
-import type { FleetDriver } from './fleet-driver.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { startProblems, unreachableByConfig } from './fleet-select.ts';
 import { table } from './fleet-table.ts';
-import type { NodeOutcome } from './node-client.ts';
+import type { NodeDriver, NodeOutcome, NodeStatus } from './node-driver.ts';
 import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 
-export type StatusOutcome = 'ok' | 'config-error' | NodeOutcome;
+export type StatusOutcome = 'ok' | NodeOutcome;
 
 export interface StatusRow {
   readonly node: string;
   readonly outcome: StatusOutcome;
-  readonly status?: StatusResponse;
+  readonly status?: NodeStatus;
   readonly error?: string;
   /** What would fail a start of this node (its configuration, not its state). */
   readonly problems?: readonly string[];
 }
 
 export interface StatusDeps {
-  readonly driver: Pick<FleetDriver, 'status'>;
+  readonly driver: Pick<NodeDriver, 'status'>;
   /** Why the node's Svcfile source is unusable, if it is (load-fleet.ts sourceProblem). */
   readonly sourceProblem: (node: FleetNode) => Promise<string | undefined>;
 }

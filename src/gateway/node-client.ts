@@ -129,4 +129,3 @@ export function nodeLogs(
   const suffix = search.size === 0 ? '' : `?${search.toString()}`;
   return call<LogsResponse>(node, 'GET', `/v1/logs${suffix}`, undefined, timeoutMs, true);
 }
-
