@@ -32,7 +32,7 @@ export async function runRoute(command: RouteCommand): Promise<number> {
       const blocked = unreachableByConfig(node, fleet);
       return blocked === undefined
         ? snapshotOf(node, await command.driver.status(node))
-        : { node, ok: false, outcome: 'failed', detail: blocked };
+        : { node, ok: false, outcome: 'config-error', detail: blocked };
     },
   );
   const sources = new Map<string, NodeSourceOrProblem>();
