@@ -45,6 +45,9 @@ export const help = renderCommandHelp(
   } satisfies OptionTable,
 );
 
+/** The node kinds whose wake source is a Svcfile beside the fleet file (GUIDE D21). */
+const SVCFILE_KINDS: ReadonlySet<string> = new Set(['daemon']);
+
 function isVerb(verb: string | undefined): verb is FleetVerb {
   return (FLEET_VERBS as readonly (string | undefined)[]).includes(verb);
 }
@@ -86,8 +89,9 @@ export async function run(io: CommandIo): Promise<number> {
       const rows = await fleetStatus(fleet, selectNodes(fleet, { names: positionals }), {
         driver,
         // A daemon node's Svcfile source is checked without parsing it: status stays cheap.
+        // Other kinds have no Svcfile to check.
         sourceProblem: (node) =>
-          node.kind === 'daemon'
+          SVCFILE_KINDS.has(node.kind)
             ? sourceProblem(fleet, node, configDir)
             : Promise.resolve(undefined),
       });

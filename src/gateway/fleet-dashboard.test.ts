@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { displayWidth } from '../core/view/text.ts';
-import { dashboardAction, decodeDashboardKeys, dashboardFooter } from './fleet-dashboard-keys.ts';
+import { dashboardAction, dashboardFooter, decodeDashboardKeys } from './fleet-dashboard-keys.ts';
 import { dashboardLayout, type DashboardState } from './fleet-dashboard-layout.ts';
 
 const now = new Date('2026-11-23T10:00:00.000Z');
