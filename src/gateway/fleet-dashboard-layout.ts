@@ -68,18 +68,25 @@ function lastActive(stats: Stats, now: Date): string {
   return ago < 1 ? 'just now' : `${formatDuration(ago)} ago`;
 }
 
-function cells(node: DashboardNode, now: Date): string[] {
+/** A node's row: its cells, and for a node that did not answer the reason after them. */
+interface Row {
+  readonly cells: readonly string[];
+  /** Not a column: a long reason must not widen the table past the screen for every row. */
+  readonly reason?: string;
+}
+
+function cells(node: DashboardNode, now: Date): Row {
   const reading = node.reading;
   if (reading === undefined) {
-    return [node.name, 'asking…', '', '', '', '', '', ''];
+    return { cells: [node.name, 'asking…'] };
   }
   if (!reading.ok) {
-    return [node.name, reading.outcome, '', reading.detail, '', '', '', ''];
+    return { cells: [node.name, reading.outcome], reason: reading.detail };
   }
   const stats = reading.stats;
   const memory = memoryPercent(stats);
   const { util } = gpuPercent(stats);
-  return [
+  const row = [
     node.name,
     stats.state,
     stats.ready === undefined ? '—' : stats.ready === 'ready' ? 'ready' : 'loading',
@@ -89,6 +96,7 @@ function cells(node: DashboardNode, now: Date): string[] {
     `${gauge(util, GAUGE)}${percentText(util)}`,
     `${gauge(memory, GAUGE)}${percentText(memory)}`,
   ];
+  return { cells: row };
 }
 
 const HEADER = ['NODE', 'STATE', 'READY', 'MODEL', 'LAST ACTIVE', 'TOK/S', 'GPU', 'MEM'];
@@ -96,17 +104,16 @@ const HEADER = ['NODE', 'STATE', 'READY', 'MODEL', 'LAST ACTIVE', 'TOK/S', 'GPU'
 function listLines(state: DashboardState): string[] {
   const rows = state.nodes.map((node) => cells(node, state.now));
   const widths = HEADER.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => displayWidth(row[column] ?? ''))),
+    Math.max(title.length, ...rows.map((row) => displayWidth(row.cells[column] ?? ''))),
   );
-  const line = (row: readonly string[], mark: string): string =>
-    `${mark} ${row
-      .map(
-        (cell, column) =>
-          cell + ' '.repeat(Math.max(0, (widths[column] ?? 0) - displayWidth(cell))),
-      )
-      .join('  ')}`;
+  const line = (row: Row, mark: string): string => {
+    const padded = row.cells.map(
+      (cell, column) => cell + ' '.repeat(Math.max(0, (widths[column] ?? 0) - displayWidth(cell))),
+    );
+    return `${mark} ${[...padded, ...(row.reason === undefined ? [] : [row.reason])].join('  ')}`;
+  };
   return [
-    line(HEADER, ' '),
+    line({ cells: HEADER }, ' '),
     ...rows.map((row, index) => line(row, index === state.selected ? '>' : ' ')),
   ];
 }

@@ -46,9 +46,22 @@ describe('dashboardLayout', () => {
     expect(alpha).toMatch(/running\s+ready\s+tiny\s+1m 0s ago\s+12\.5/);
     expect(alpha).toContain(' 50%');
     expect(alpha).toContain(' 75%');
-    expect(lines.find((line) => line.includes('beta'))).toMatch(/^> beta\s+unreachable/);
+    expect(lines.find((line) => line.includes('beta'))).toMatch(
+      /^> beta\s+unreachable  connection refused/,
+    );
     expect(lines.find((line) => line.includes('gamma'))).toContain('asking…');
     expect(lines.at(-1)).toContain('s start');
+  });
+
+  it('keeps every column on screen when a node that did not answer has a long reason', () => {
+    const long = { ok: false as const, outcome: 'config-error', detail: 'why '.repeat(80) };
+    const lines = dashboardLayout(
+      { ...STATE, nodes: [...STATE.nodes, { name: 'delta', reading: long }] },
+      120,
+      12,
+    );
+    expect(lines[2]).toMatch(/NODE +STATE +READY +MODEL +LAST ACTIVE +TOK\/S +GPU +MEM/);
+    expect(lines.find((line) => line.includes('delta'))).toMatch(/delta +config-error +why why/);
   });
 
   it('shows the selected node metrics above its recent log in the detail screen', () => {
