@@ -112,6 +112,8 @@ describe('fleetStatus', () => {
       ['delta', 'ok'],
     ]);
     const text = statusText(rows);
+    // A reason is not a column: it does not widen SERVING for every other row.
+    expect(text.split('\n')[0]).toBe('NODE   STATE         SERVING  LAST ACTIVE');
     expect(text).toMatch(/^NODE +STATE +SERVING +LAST ACTIVE\nalpha +running +tiny\n/);
     expect(text).toContain(
       'gamma  config-error  G_TOKEN is not set (tokenEnv): export it, or put it in the .env beside /f/fleet.yaml',

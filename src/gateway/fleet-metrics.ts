@@ -91,7 +91,7 @@ export function metricsText(entries: readonly MetricsEntry[]): string {
   const rows = entries.map((entry) => {
     const stats = entry.metrics;
     if (stats === undefined) {
-      return [entry.node, entry.outcome, entry.error ?? ''];
+      return { cells: [entry.node, entry.outcome], note: entry.error ?? '' };
     }
     const tokens = stats.tokens ?? {};
     const memory = stats.memory;

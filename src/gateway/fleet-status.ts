@@ -54,7 +54,7 @@ export async function fleetStatus(
 export function statusText(rows: readonly StatusRow[]): string {
   const lines = rows.map((row) =>
     row.status === undefined
-      ? [row.node, row.outcome, row.error ?? '', '']
+      ? { cells: [row.node, row.outcome], note: row.error ?? '' }
       : [
           row.node,
           row.status.state,
