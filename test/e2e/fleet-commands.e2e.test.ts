@@ -9,61 +9,13 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { freePort, startTestDaemon, type TestDaemon, waitForStatus } from '../support/daemon.ts';
+import { freePort, waitForStatus } from '../support/daemon.ts';
 import { testPath } from '../support/engines.ts';
 import { ENGINE_KEY, NODE_TOKEN } from '../support/gateway-fleet.ts';
 import { startProcess } from '../support/processes.ts';
 import { runSvc, SVC, tempDir } from '../support/svc.ts';
+import { threeNodeFleet } from '../support/three-node-fleet.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
-
-interface Fleet {
-  readonly dir: string;
-  readonly gpu: TestDaemon;
-  readonly enginePort: number;
-}
-
-/** gpu (llama-server, ALIAS tiny), spare (describes another model), locked (token unset). */
-async function fleet(): Promise<Fleet> {
-  const dir = await tempDir();
-  const model = await writeTinyModel(join(dir, 'tiny.gguf'));
-  const daemon = (name: string): Promise<TestDaemon> =>
-    startTestDaemon({
-      configDir: join(dir, `config-${name}`),
-      token: NODE_TOKEN,
-      env: { SVC_SAMPLE_INTERVAL_SECONDS: '0.3' },
-    });
-  const [gpu, spare] = [await daemon('gpu'), await daemon('spare')];
-  const enginePort = await freePort();
-  await writeFile(
-    join(dir, 'gpu.svc'),
-    `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nBASEURL 127.0.0.1:${enginePort}\n`,
-  );
-  await writeFile(join(dir, 'spare.svc'), `PROVIDER llamacpp\nMODEL ${model}\nALIAS other\n`);
-  const node = (name: string, daemonUrl: string): string[] => [
-    `  - name: ${name}`,
-    '    host: 127.0.0.1',
-    `    port: ${new URL(daemonUrl).port}`,
-    '    tokenEnv: NODE_TOKEN',
-    '    engineTokenEnv: ENGINE_KEY',
-    `    file: ${name}.svc`,
-    '    engine: {host: 127.0.0.1}',
-  ];
-  await writeFile(
-    join(dir, 'fleet.yaml'),
-    [
-      'nodes:',
-      ...node('gpu', gpu.url),
-      ...node('spare', spare.url),
-      '  - name: locked',
-      '    host: 127.0.0.1',
-      '    port: 1',
-      '    tokenEnv: LOCKED_TOKEN_UNSET',
-      '',
-    ].join('\n'),
-  );
-  await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
-  return { dir, gpu, enginePort };
-}
 
 async function complete(port: number): Promise<void> {
   const reply = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
@@ -77,54 +29,54 @@ async function complete(port: number): Promise<void> {
 
 describe('svc fleet everyday commands on real daemons', () => {
   it('status, route, up, start/stop, metrics and logs', async () => {
-    const test = await fleet();
+    const test = await threeNodeFleet();
     const svc = (args: string[]) => runSvc(args, { cwd: test.dir });
 
     // status: a row per node, the misconfigured one saying why; exit 0 all the same.
     const status = await svc(['fleet', 'status']);
     expect(status.status).toBe(0);
     expect(status.stdout).toMatch(
-      /^NODE +STATE +SERVING +LAST ACTIVE\ngpu +idle *\nspare +idle *\n/,
+      /^NODE +STATE +SERVING +LAST ACTIVE\ngpu-a +idle *\ngpu-b +idle *\n/,
     );
     expect(status.stdout).toMatch(
-      /locked +config-error +LOCKED_TOKEN_UNSET is not set \(tokenEnv\): export it, or put it in the \.env beside /,
+      /gpu-c +config-error +GPU_C_TOKEN is not set \(tokenEnv\): export it, or put it in the \.env beside /,
     );
     // Filters: the named nodes only; an unknown name is refused with the closest and the list.
-    expect((await svc(['fleet', 'status', 'spare'])).stdout).toMatch(/^NODE.*\nspare +idle *\n$/);
-    const unknown = await svc(['fleet', 'status', 'gpv']);
+    expect((await svc(['fleet', 'status', 'gpu-b'])).stdout).toMatch(/^NODE.*\ngpu-b +idle *\n$/);
+    const unknown = await svc(['fleet', 'status', 'gpu-x']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain(
-      'no node named "gpv" in ' +
+      'no node named "gpu-x" in ' +
         join(test.dir, 'fleet.yaml') +
-        ': did you mean "gpu"? (nodes: gpu, spare, locked)',
+        ': did you mean "gpu-a"? (nodes: gpu-a, gpu-b, gpu-c)',
     );
 
-    // route: nothing serves tiny, so a request would wake gpu; asking starts nothing.
+    // route: nothing serves tiny, so a request would wake gpu-a; asking starts nothing.
     const wake = await svc(['fleet', 'route', 'tiny', '--json']);
     expect(wake.status).toBe(0);
-    expect(JSON.parse(wake.stdout)).toMatchObject({ decision: 'wake', node: 'gpu' });
+    expect(JSON.parse(wake.stdout)).toMatchObject({ decision: 'wake', node: 'gpu-a' });
     const explained = (await svc(['fleet', 'route', 'tiny'])).stdout;
-    expect(explained).toMatch(/\n {2}spare +idle; its source describes other\n/);
-    expect(explained).toMatch(/\n {2}locked +config-error: LOCKED_TOKEN_UNSET is not set/);
+    expect(explained).toMatch(/\n {2}gpu-b +idle; its source describes tiny-b\n/);
+    expect(explained).toMatch(/\n {2}gpu-c +config-error: GPU_C_TOKEN is not set/);
     const none = await svc(['fleet', 'route', 'nothing-serves-this']);
     expect(none.status).toBe(1);
     expect(none.stdout).toContain('nothing-serves-this: no node');
-    expect((await test.gpu.call('GET', '/v1/status')).json).toMatchObject({ state: 'idle' });
+    expect((await test.gpuA.call('GET', '/v1/status')).json).toMatchObject({ state: 'idle' });
 
     // up beside a fleet.yaml: fleet start of the named node; again: already running, exit 0.
-    const up = await svc(['up', 'gpu']);
-    expect(up.stdout).toBe(`gpu: using ${join(test.dir, 'gpu.svc')}\ngpu  running\n`);
+    const up = await svc(['up', 'gpu-a']);
+    expect(up.stdout).toBe(`gpu-a: using ${join(test.dir, 'gpu-a.svc')}\ngpu-a  running\n`);
     expect(up.status).toBe(0);
-    const again = await svc(['fleet', 'start', 'gpu', '--json']);
+    const again = await svc(['fleet', 'start', 'gpu-a', '--json']);
     expect(again.status).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual([
-      { node: 'gpu', outcome: 'already', state: 'running' },
+      { node: 'gpu-a', outcome: 'already', state: 'running' },
     ]);
-    expect((await svc(['fleet', 'start', 'gpu'])).stdout).toBe('gpu  already running (tiny)\n');
+    expect((await svc(['fleet', 'start', 'gpu-a'])).stdout).toBe('gpu-a  already running (tiny)\n');
 
-    // route: gpu serves tiny now, at its engine address.
+    // route: gpu-a serves tiny now, at its engine address.
     const serve = await svc(['fleet', 'route', 'tiny']);
-    expect(serve.stdout).toMatch(/^tiny → gpu \(serve\): it serves tiny now\n/);
+    expect(serve.stdout).toMatch(/^tiny → gpu-a \(serve\): it serves tiny now\n/);
     expect(serve.stdout).toContain(`engine: http://127.0.0.1:${test.enginePort}/v1`);
 
     // metrics: the running node's counters once a request went through; the others as rows.
@@ -137,53 +89,53 @@ describe('svc fleet everyday commands on real daemons', () => {
       metrics?: { state: string; servedName?: string };
     }[];
     expect(entries.map((entry) => [entry.node, entry.outcome])).toEqual([
-      ['gpu', 'ok'],
-      ['spare', 'ok'],
-      ['locked', 'config-error'],
+      ['gpu-a', 'ok'],
+      ['gpu-b', 'ok'],
+      ['gpu-c', 'config-error'],
     ]);
     expect(entries[0]?.metrics).toMatchObject({ state: 'running', servedName: 'tiny' });
-    const table = await svc(['fleet', 'metrics', 'gpu']);
+    const table = await svc(['fleet', 'metrics', 'gpu-a']);
     expect(table.stdout).toMatch(
-      /^NODE +STATE +MODEL +IN FLIGHT +REQUESTS .*\ngpu +running\S* +tiny /,
+      /^NODE +STATE +MODEL +IN FLIGHT +REQUESTS .*\ngpu-a +running\S* +tiny /,
     );
 
     // metrics -w: frame after frame until a signal, then exit 0.
-    const watch = startProcess(process.execPath, [SVC, 'fleet', 'metrics', 'gpu', '-w'], {
+    const watch = startProcess(process.execPath, [SVC, 'fleet', 'metrics', 'gpu-a', '-w'], {
       cwd: test.dir,
       env: { ...process.env, SVC_LOG_LEVEL: '' },
     });
-    await watch.waitFor(/NODE[\s\S]*gpu[\s\S]*NODE[\s\S]*gpu/, 30_000);
+    await watch.waitFor(/NODE[\s\S]*gpu-a[\s\S]*NODE[\s\S]*gpu-a/, 30_000);
     process.kill(watch.pid, 'SIGINT');
     expect(await watch.exited()).toBe(0);
 
     // logs: one node's engine log as is; several nodes prefixed by name.
-    const logs = await svc(['fleet', 'logs', 'gpu']);
+    const logs = await svc(['fleet', 'logs', 'gpu-a']);
     expect(logs.status).toBe(0);
     expect(logs.stdout).toMatch(/llama_server: model loaded/);
-    const several = await svc(['fleet', 'logs', 'gpu', 'spare']);
+    const several = await svc(['fleet', 'logs', 'gpu-a', 'gpu-b']);
     expect(
       several.stdout
         .split('\n')
         .filter(Boolean)
-        .every((line) => line.startsWith('gpu   | ')),
+        .every((line) => line.startsWith('gpu-a | ')),
     ).toBe(true);
-    expect(several.stderr).toContain('svc: spare: no engine log yet');
-    const locked = await svc(['fleet', 'logs', 'locked']);
-    expect(locked.status).toBe(1);
-    expect(locked.stderr).toContain('svc: locked: LOCKED_TOKEN_UNSET is not set (tokenEnv)');
+    expect(several.stderr).toContain('svc: gpu-b: no engine log yet');
+    const blocked = await svc(['fleet', 'logs', 'gpu-c']);
+    expect(blocked.status).toBe(1);
+    expect(blocked.stderr).toContain('svc: gpu-c: GPU_C_TOKEN is not set (tokenEnv)');
 
     // logs -f follows through an engine restart: the new engine's lines arrive, once each.
     const follow = startProcess(
       process.execPath,
-      [SVC, 'fleet', 'logs', '-f', 'gpu', '--fleet', join(test.dir, 'fleet.yaml')],
+      [SVC, 'fleet', 'logs', '-f', 'gpu-a', '--fleet', join(test.dir, 'fleet.yaml')],
       { env: { ...process.env, SVC_LOG_LEVEL: '' } },
     );
     await follow.waitFor(/llama_server: model loaded/, 30_000);
     const listening = (): number =>
       (follow.stdout().match(/llama_server: model loaded/g) ?? []).length;
     const before = listening();
-    expect((await svc(['fleet', 'stop', 'gpu'])).stdout).toBe('gpu  stopped\n');
-    expect((await svc(['fleet', 'start', 'gpu'])).status).toBe(0);
+    expect((await svc(['fleet', 'stop', 'gpu-a'])).stdout).toBe('gpu-a  stopped\n');
+    expect((await svc(['fleet', 'start', 'gpu-a'])).status).toBe(0);
     await follow.waitFor(
       new RegExp(`(llama_server: model loaded[\\s\\S]*){${before + 1}}`),
       60_000,
@@ -193,13 +145,13 @@ describe('svc fleet everyday commands on real daemons', () => {
     expect(listening()).toBe(before + 1);
 
     // stop twice: the second reports it and succeeds.
-    expect((await svc(['fleet', 'stop', 'gpu'])).stdout).toBe('gpu  stopped\n');
-    const stopped = await svc(['fleet', 'stop', 'gpu', 'spare']);
+    expect((await svc(['fleet', 'stop', 'gpu-a'])).stdout).toBe('gpu-a  stopped\n');
+    const stopped = await svc(['fleet', 'stop', 'gpu-a', 'gpu-b']);
     expect(stopped.status).toBe(0);
-    expect(stopped.stdout).toBe('gpu  already stopped\nspare  not running (idle)\n');
+    expect(stopped.stdout).toBe('gpu-a  already stopped\ngpu-b  not running (idle)\n');
 
     // Nothing printed carries the node token or the engine key.
-    for (const text of [test.gpu.process.output(), follow.output(), watch.output()]) {
+    for (const text of [test.gpuA.process.output(), follow.output(), watch.output()]) {
       expect(text).not.toContain(NODE_TOKEN);
       expect(text).not.toContain(ENGINE_KEY);
     }
