@@ -47,7 +47,7 @@ describe('dashboardLayout', () => {
     expect(alpha).toContain(' 50%');
     expect(alpha).toContain(' 75%');
     expect(lines.find((line) => line.includes('beta'))).toMatch(
-      /^> beta\s+unreachable  connection refused/,
+      /^> beta\s+unreachable {2}connection refused/,
     );
     expect(lines.find((line) => line.includes('gamma'))).toContain('asking…');
     expect(lines.at(-1)).toContain('s start');

@@ -29,7 +29,8 @@ function dashboardCommand(fleetPath: string, env: Record<string, string>): strin
 }
 
 function widest(screen: string): number {
-  return Math.max(...screen.split('\n').map((line) => [...line].length));
+  // Code points: the screen holds box-drawing and block characters, each one column wide.
+  return Math.max(...screen.split('\n').map((line) => Array.from(line).length));
 }
 
 describe('svc fleet dashboard in a real terminal', () => {
