@@ -63,8 +63,9 @@ export async function run(io: CommandIo): Promise<number> {
     );
   }
   const options = FLEET_VERB_OPTIONS[verb];
+  // The hint names `svc fleet --help`: one help text lists every verb's flags.
   const { values, positionals } = parseCommandArgs(
-    `fleet ${verb}`,
+    'fleet',
     options,
     rest,
     verb === 'route' ? 1 : verb === 'dashboard' ? 0 : Number.POSITIVE_INFINITY,
