@@ -56,7 +56,7 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
-    files: ['src/core/logger.ts', 'src/serve/view/terminal.ts'],
+    files: ['src/core/logger.ts', 'src/core/view/terminal.ts'],
     rules: { 'no-console': 'off' },
   },
   ...commandFolders.map((folder) => ({

@@ -44,13 +44,18 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'fleet',
-    summary: 'Status, start and stop of the nodes a fleet file lists',
+    summary: 'Status, start/stop, metrics, logs, route and a dashboard for a fleet file',
     load: () => import('./gateway/fleet-command.ts'),
   },
   {
     name: 'remote',
     summary: 'Register and drive remote environments (cloud GPU nodes booted on demand)',
     load: () => import('./remote/command.ts'),
+  },
+  {
+    name: 'up',
+    summary: 'Start the fleet.yaml nodes here, or serve the Svcfile here',
+    load: () => import('./up/command.ts'),
   },
   {
     name: 'code',

@@ -5,7 +5,7 @@
 import type { Variables } from './fleet-file.ts';
 import type { Fleet } from './fleet-file.ts';
 import { nodeSourceConfig } from './load-fleet.ts';
-import { nodeMetrics, nodeStart, nodeStatus, nodeStop } from './node-client.ts';
+import { nodeLogs, nodeMetrics, nodeStart, nodeStatus, nodeStop } from './node-client.ts';
 import type { NodeDriver } from './node-driver.ts';
 
 export interface DriverContext {
@@ -21,5 +21,6 @@ export function daemonDriver(context: DriverContext): NodeDriver {
     start: (node, source) => nodeStart(node, source.config),
     stop: (node) => nodeStop(node),
     stats: (node) => nodeMetrics(node),
+    logs: (node, query) => nodeLogs(node, query),
   };
 }

@@ -1,198 +1,168 @@
 /**
- * `svc fleet status | start <node…> | stop <node…> | deploy <node…>`: the nodes a fleet file lists,
- * driven through their kind's driver. Status prints a table (a node that does not answer is a row,
- * not a failure); start sends each node the config its own Svcfile resolves to, with its engine
- * key (a remote node boots as deployed); deploy pushes a remote node's config to its environment.
+ * `svc fleet <verb>`: the nodes a fleet file lists, each driven through its kind's driver (GUIDE
+ * D21, node-driver.ts). This module parses the verb and its flags, loads the fleet file and hands
+ * over to the verb's own module; every verb keeps `-f, --fleet` except `logs`, where `-f` follows
+ * (GUIDE D24). The fleet file is read leniently: a node's unset token variable is that node's
+ * problem (a row or a line saying so), never the whole command's.
  */
 import { resolve } from 'node:path';
 
 import type { CommandIo } from '../commands.ts';
-import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import { type OptionTable, parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
 import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
-import { mapBounded } from './call-limiter.ts';
 import { deployNodes } from './fleet-deploy.ts';
 import { fleetDriver } from './fleet-drivers.ts';
-import type { Fleet, FleetNode } from './fleet-file.ts';
-import { loadFleet } from './load-fleet.ts';
-import type { NodeStatus } from './node-driver.ts';
-import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
-
-const OPTIONS = {
-  fleet: {
-    type: 'string',
-    short: 'f',
-    value: '<path>',
-    description: 'Fleet file (default ./fleet.yaml)',
-  },
-  all: { type: 'boolean', description: 'start / stop / deploy: every node' },
-  json: { type: 'boolean', description: 'Print JSON instead of a table or lines' },
-} as const;
+import type { Fleet } from './fleet-file.ts';
+import { FLEET_VERB_OPTIONS, FLEET_VERBS, type FleetVerb } from './fleet-options.ts';
+import { selectNodes } from './fleet-select.ts';
+import { fleetAct } from './fleet-start-stop.ts';
+import { fleetStatus, statusText } from './fleet-status.ts';
+import { loadFleet, sourceProblem } from './load-fleet.ts';
 
 export const help = renderCommandHelp(
   [
-    'svc fleet status [-f fleet.yaml] [--json]',
-    'svc fleet start <node…> | --all',
-    'svc fleet stop <node…> | --all',
-    'svc fleet deploy <node…> | --all',
+    'svc fleet status [node…] [-f fleet.yaml] [--json]',
+    'svc fleet start <node…> | --all [-f fleet.yaml] [--json]',
+    'svc fleet stop <node…> | --all [-f fleet.yaml] [--json]',
+    'svc fleet deploy <node…> | --all [-f fleet.yaml] [--json]',
+    'svc fleet metrics [node…] [-w] [-f fleet.yaml] [--json]',
+    'svc fleet logs [node…] [-f] [--fleet fleet.yaml] [--json]',
+    'svc fleet route <model> [-f fleet.yaml] [--json]',
+    'svc fleet dashboard [-f fleet.yaml]',
   ],
-  'Shows and drives the nodes a fleet file lists: daemons and remote environments.',
-  OPTIONS,
+  'Shows and drives the nodes a fleet file lists: daemons and remote environments. In `fleet logs`, -f follows the logs\nand the fleet file is named with --fleet.',
+  {
+    fleet: {
+      type: 'string',
+      short: 'f',
+      value: '<path>',
+      description: 'Fleet file (default ./fleet.yaml)',
+    },
+    all: { type: 'boolean', description: 'start / stop / deploy: every node' },
+    watch: { type: 'boolean', short: 'w', description: 'metrics: redraw every 2 s until Ctrl+C' },
+    follow: { type: 'boolean', description: 'logs (-f): keep printing new lines until Ctrl+C' },
+    json: { type: 'boolean', description: 'Print JSON instead of a table or lines' },
+  } satisfies OptionTable,
 );
 
-function table(rows: readonly (readonly string[])[]): string {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
+/** The node kinds whose wake source is a Svcfile beside the fleet file (GUIDE D21). */
+const SVCFILE_KINDS: ReadonlySet<string> = new Set(['daemon']);
 
-function pick(fleet: Fleet, names: readonly string[], all: boolean, verb: string): FleetNode[] {
-  if (all) {
-    return [...fleet.nodes];
-  }
-  if (names.length === 0) {
-    throw new SvcError(
-      'ERR_USAGE',
-      `name the nodes to ${verb}, or pass --all (nodes: ${fleet.nodes.map((node) => node.name).join(', ')})`,
-    );
-  }
-  return names.map((name) => {
-    const node = fleet.nodes.find((candidate) => candidate.name === name);
-    if (node === undefined) {
-      throw new SvcError(
-        'ERR_USAGE',
-        `no node named "${name}" in ${fleet.path} (nodes: ${fleet.nodes.map((entry) => entry.name).join(', ')})`,
-      );
-    }
-    return node;
-  });
-}
-
-/** What a node serves; a remote environment's retention deadline while it is ahead (spec §2.4). */
-function servingText(status: NodeStatus): string {
-  const serving = status.servedName ?? status.model ?? '';
-  const retained =
-    status.retainUntil !== undefined && Date.parse(status.retainUntil) > Date.now()
-      ? `kept until ${status.retainUntil}`
-      : '';
-  return [serving, retained].filter((part) => part !== '').join('  ');
-}
-
-/** GUIDE D20: a misspelt verb is refused naming the closest one. */
-function nearVerb(verb: string | undefined): string {
-  const near =
-    verb === undefined ? undefined : closestName(verb, ['status', 'start', 'stop', 'deploy']);
-  return near === undefined ? '' : `: did you mean "${near}"?`;
+function isVerb(verb: string | undefined): verb is FleetVerb {
+  return (FLEET_VERBS as readonly (string | undefined)[]).includes(verb);
 }
 
 export async function run(io: CommandIo): Promise<number> {
   const [verb, ...rest] = io.argv;
-  if (verb !== 'status' && verb !== 'start' && verb !== 'stop' && verb !== 'deploy') {
+  if (!isVerb(verb)) {
+    // GUIDE D20: a misspelt verb is refused naming the closest one.
+    const near = verb === undefined ? undefined : closestName(verb, FLEET_VERBS);
     throw new SvcError(
       'ERR_USAGE',
-      `svc fleet takes status, start, stop or deploy${verb === undefined ? '' : `, not "${verb}"`}${nearVerb(verb)} (see svc fleet --help)`,
+      `svc fleet takes ${FLEET_VERBS.join(', ')}${verb === undefined ? '' : `, not "${verb}"`}${near === undefined ? '' : `: did you mean "${near}"?`} (see svc fleet --help)`,
     );
   }
+  const options = FLEET_VERB_OPTIONS[verb];
+  // The hint names `svc fleet --help`: one help text lists every verb's flags.
   const { values, positionals } = parseCommandArgs(
     'fleet',
-    OPTIONS,
+    options,
     rest,
-    verb === 'status' ? 0 : Number.POSITIVE_INFINITY,
+    verb === 'route' ? 1 : verb === 'dashboard' ? 0 : Number.POSITIVE_INFINITY,
   );
-  const fleet = await loadFleet(resolve(io.cwd, values.fleet ?? 'fleet.yaml'), io.env);
+  const flag = (name: string): boolean => (values as Record<string, unknown>)[name] === true;
+  const fleetPath = (values as Record<string, unknown>)['fleet'];
+  const fleet: Fleet = await loadFleet(
+    resolve(io.cwd, typeof fleetPath === 'string' ? fleetPath : 'fleet.yaml'),
+    io.env,
+    'lenient',
+  );
+  const configDir = configDirFor(io.env, io.cwd);
+  const json = flag('json');
+  const write = (text: string): void => {
+    io.stdout.write(text);
+  };
   // GUIDE D21: each node through its kind's driver.
-  const context = { fleet, configDir: configDirFor(io.env, io.cwd), env: io.env };
+  const context = { fleet, configDir, env: io.env };
   const driver = fleetDriver(context);
 
-  if (verb === 'status') {
-    // The same fan-out bound as the gateway's, so a fleet of thousands stays within ulimit -n.
-    const replies = await mapBounded(
-      fleet.nodes,
-      NODE_STATES_DEFAULTS.concurrency,
-      async (node) => ({
-        node,
-        reply: await driver.status(node),
-      }),
-    );
-    if (values.json === true) {
-      io.stdout.write(
-        `${JSON.stringify(
-          replies.map(({ node, reply }) =>
-            reply.ok
-              ? { node: node.name, outcome: 'ok', status: reply.value }
-              : { node: node.name, outcome: reply.outcome, error: reply.detail },
-          ),
-          null,
-          2,
-        )}\n`,
-      );
+  switch (verb) {
+    case 'status': {
+      const rows = await fleetStatus(fleet, selectNodes(fleet, { names: positionals }), {
+        driver,
+        // A daemon node's Svcfile source is checked without parsing it: status stays cheap.
+        // Other kinds have no Svcfile to check.
+        sourceProblem: (node) =>
+          SVCFILE_KINDS.has(node.kind)
+            ? sourceProblem(fleet, node, configDir)
+            : Promise.resolve(undefined),
+      });
+      write(json ? `${JSON.stringify(rows, null, 2)}\n` : statusText(rows));
       return 0;
     }
-    const rows = replies.map(({ node, reply }) =>
-      reply.ok
-        ? [node.name, reply.value.state, servingText(reply.value), reply.value.lastActiveAt ?? '']
-        : [node.name, reply.outcome, reply.detail, ''],
-    );
-    io.stdout.write(`${table([['NODE', 'STATE', 'SERVING', 'LAST ACTIVE'], ...rows])}\n`);
-    return 0;
-  }
-
-  const nodes = pick(fleet, positionals, values.all === true, verb);
-  if (verb === 'deploy') {
-    return deployNodes(context, nodes, values.json === true, (text) => io.stdout.write(text));
-  }
-  // GUIDE D17: a human line per node by default, one JSON array with --json.
-  const results: {
-    node: string;
-    outcome: 'ok' | 'failed';
-    state?: string;
-    source?: string;
-    error?: string;
-  }[] = [];
-  for (const node of nodes) {
-    try {
-      let source: string | undefined;
-      let reply;
-      if (verb === 'start') {
-        const resolved = await driver.wakeSource(node);
-        source = resolved.source;
-        if (values.json !== true) {
-          io.stdout.write(`${node.name}: using ${source}\n`);
-        }
-        reply = await driver.start(node, resolved);
-      } else {
-        reply = await driver.stop(node);
-      }
-      if (!reply.ok) {
-        throw new Error(reply.detail);
-      }
-      results.push({
-        node: node.name,
-        outcome: 'ok',
-        state: reply.value.state,
-        ...(source === undefined ? {} : { source }),
+    case 'start':
+    case 'stop':
+    case 'deploy': {
+      const nodes = selectNodes(fleet, {
+        names: positionals,
+        all: flag('all'),
+        required: { verb },
       });
-      if (values.json !== true) {
-        io.stdout.write(`${node.name}  ${reply.value.state}\n`);
+      if (verb === 'deploy') {
+        return deployNodes(context, nodes, json, write);
       }
-    } catch (error) {
-      results.push({ node: node.name, outcome: 'failed', error: (error as Error).message });
-      if (values.json !== true) {
-        io.stdout.write(`${node.name}  failed: ${(error as Error).message}\n`);
+      const results = await fleetAct(verb, fleet, nodes, {
+        driver,
+        print: (line) => {
+          if (!json) {
+            write(`${line}\n`);
+          }
+        },
+      });
+      if (json) {
+        write(`${JSON.stringify(results, null, 2)}\n`);
       }
+      return results.some((result) => result.outcome === 'failed') ? 1 : 0;
+    }
+    case 'route': {
+      const { runRoute } = await import('./fleet-route-command.ts');
+      return runRoute({
+        fleet,
+        model: positionals[0] ?? '',
+        json,
+        write,
+        driver,
+      });
+    }
+    case 'metrics': {
+      const { runMetrics } = await import('./fleet-metrics-command.ts');
+      return runMetrics({
+        fleet,
+        nodes: selectNodes(fleet, { names: positionals }),
+        json,
+        watch: flag('watch'),
+        write,
+        driver,
+        tty: io.stdout.isTTY,
+      });
+    }
+    case 'logs': {
+      const { runLogs } = await import('./fleet-logs-command.ts');
+      return runLogs({
+        fleet,
+        nodes: selectNodes(fleet, { names: positionals }),
+        json,
+        follow: flag('follow'),
+        write,
+        warn: (line) => io.stderr.write(`${line}\n`),
+        driver,
+      });
+    }
+    case 'dashboard': {
+      const { runDashboard } = await import('./fleet-dashboard-command.ts');
+      return runDashboard({ fleet, io, driver });
     }
   }
-  if (values.json === true) {
-    io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-  }
-  const failures = results.filter((result) => result.outcome === 'failed').length;
-  return failures === 0 ? 0 : 1;
 }

@@ -103,3 +103,19 @@ export function reportedModelOf(config: DeployConfig): string {
 export function modelNameOf(config: DeployConfig): string {
   return config.servedModelName ?? reportedModelOf(config);
 }
+
+/** Why a node has no usable Svcfile source (none named, or the one named is not there), if so. */
+export async function sourceProblem(
+  fleet: Fleet,
+  node: FleetNode,
+  configDir: string,
+): Promise<string | undefined> {
+  try {
+    const source = await sourceOf(fleet, node, configDir);
+    return (await originOf(source, dirname(fleet.path))) === undefined
+      ? `its Svcfile source ${source} does not exist`
+      : undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

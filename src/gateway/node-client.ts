@@ -4,7 +4,12 @@
  */
 import { Agent, request } from 'undici';
 
-import type { DeployConfig, Stats, StatusResponse } from '../core/contract/schemas.ts';
+import type {
+  DeployConfig,
+  LogsResponse,
+  Stats,
+  StatusResponse,
+} from '../core/contract/schemas.ts';
 import type { FleetNode } from './fleet-file.ts';
 import type { NodeOutcome, NodeReply } from './node-driver.ts';
 
@@ -101,6 +106,26 @@ export function nodeStop(node: FleetNode, timeoutMs = 30_000): Promise<NodeReply
   return call<StatusResponse>(node, 'POST', '/v1/stop', undefined, timeoutMs);
 }
 
-export function nodeMetrics(node: FleetNode, timeoutMs = 30_000): Promise<NodeReply<Stats>> {
-  return call<Stats>(node, 'GET', '/v1/metrics', undefined, timeoutMs);
+export function nodeMetrics(
+  node: FleetNode,
+  timeoutMs = STATUS_TIMEOUT_MS,
+): Promise<NodeReply<Stats>> {
+  return call<Stats>(node, 'GET', '/v1/metrics', undefined, timeoutMs, true);
+}
+
+/** One bounded slice of the node's engine log (spec §4.1 rule 5): from `offset`, else its end. */
+export function nodeLogs(
+  node: FleetNode,
+  query: { readonly offset?: number; readonly limit?: number },
+  timeoutMs = STATUS_TIMEOUT_MS,
+): Promise<NodeReply<LogsResponse>> {
+  const search = new URLSearchParams();
+  if (query.offset !== undefined) {
+    search.set('offset', String(query.offset));
+  }
+  if (query.limit !== undefined) {
+    search.set('limit', String(query.limit));
+  }
+  const suffix = search.size === 0 ? '' : `?${search.toString()}`;
+  return call<LogsResponse>(node, 'GET', `/v1/logs${suffix}`, undefined, timeoutMs, true);
 }

@@ -60,4 +60,28 @@ describe('byKind (GUIDE D21)', () => {
       'daemon.stats gpu-a',
     ]);
   });
+
+  it('answers unsupported for a kind without an engine log, and forwards logs to one with it', async () => {
+    const calls: string[] = [];
+    const without = byKind({
+      daemon: recording('daemon', calls),
+      remote: recording('remote', calls),
+    });
+    expect(await without.logs(node, {})).toMatchObject({ ok: false, outcome: 'unsupported' });
+    const withLogs = byKind({
+      remote: recording('remote', calls),
+      daemon: {
+        ...recording('daemon', calls),
+        logs: (target, query) => {
+          calls.push(`daemon.logs ${target.name} ${String(query.offset)}`);
+          return Promise.resolve({
+            ok: true,
+            value: { content: '', size: 0, nextOffset: 0 },
+          });
+        },
+      },
+    });
+    await withLogs.logs(node, { offset: 7 });
+    expect(calls).toEqual(['daemon.logs gpu-a 7']);
+  });
 });

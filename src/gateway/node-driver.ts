@@ -4,7 +4,12 @@
  * `remote`) is one driver implementing NodeDriver; `byKind` joins them into one driver that
  * dispatches on the node's kind, so a third kind is one driver plus one fleet-file parse branch.
  */
-import type { DeployConfig, Stats, StatusResponse } from '../core/contract/schemas.ts';
+import type {
+  DeployConfig,
+  LogsResponse,
+  Stats,
+  StatusResponse,
+} from '../core/contract/schemas.ts';
 import type { FleetNode } from './fleet-file.ts';
 
 export type NodeOutcome =
@@ -43,6 +48,12 @@ export interface StartOptions {
   readonly deadline?: number;
 }
 
+/** A slice of a node's engine log: from `offset` (a byte cursor), else its end (spec §4.1 rule 5). */
+export interface LogsQuery {
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
 export interface NodeDriver {
   /** The node's status; a node that cannot be asked is a reply saying why, never a throw. */
   status(node: FleetNode, timeoutMs?: number): Promise<NodeReply<NodeStatus>>;
@@ -62,12 +73,20 @@ export interface NodeDriver {
   ): Promise<NodeReply<NodeStatus>>;
   stop(node: FleetNode): Promise<NodeReply<NodeStatus>>;
   stats(node: FleetNode): Promise<NodeReply<NodeStats>>;
+  /**
+   * One slice of the node's engine log. A capability, not every kind's: a kind with no engine log
+   * to read leaves it out, and byKind answers `unsupported` for its nodes.
+   */
+  logs?(node: FleetNode, query: LogsQuery): Promise<NodeReply<LogsResponse>>;
 }
+
+/** A driver over a whole fleet: every capability answers, `unsupported` where a kind lacks it. */
+export type FleetNodeDriver = NodeDriver & Required<Pick<NodeDriver, 'logs'>>;
 
 export type NodeKind = FleetNode['kind'];
 
 /** One driver over the fleet: each call goes to the driver of the node's kind. */
-export function byKind(drivers: Readonly<Record<NodeKind, NodeDriver>>): NodeDriver {
+export function byKind(drivers: Readonly<Record<NodeKind, NodeDriver>>): FleetNodeDriver {
   const of = (node: FleetNode): NodeDriver => drivers[node.kind];
   return {
     status: (node, timeoutMs) => of(node).status(node, timeoutMs),
@@ -75,5 +94,15 @@ export function byKind(drivers: Readonly<Record<NodeKind, NodeDriver>>): NodeDri
     start: (node, source, options) => of(node).start(node, source, options),
     stop: (node) => of(node).stop(node),
     stats: (node) => of(node).stats(node),
+    logs: (node, query) => {
+      const driver = of(node);
+      return driver.logs === undefined
+        ? Promise.resolve({
+            ok: false,
+            outcome: 'unsupported',
+            detail: `a ${node.kind} node has no engine log to read`,
+          })
+        : driver.logs(node, query);
+    },
   };
 }

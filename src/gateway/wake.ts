@@ -43,7 +43,7 @@ function accepts(origin: string): Promise<boolean> {
 }
 
 /** Whether the started engine would answer to `model`: its served name or the id it reports. */
-function describes(config: NodeSource['config'], model: string): boolean {
+export function describes(config: NodeSource['config'], model: string): boolean {
   return config.servedModelName === model || reportedModelOf(config) === model;
 }
 

@@ -6,6 +6,8 @@
  * - README's "Try it" and docs/serve.md's "Off a terminal", command by command, in a directory
  *   laid out as the quick start leaves a checkout (dist/, the engine kit, .cache/demo/tiny.gguf),
  *   against the real llama-server. Fixed ports (4242, 8080) become free ones.
+ * - docs/gateway.md's `svc fleet` and docs/cli.md's `svc up`, against three-node-fleet.ts's fleet
+ *   (its directory is the docs' /srv/fleet).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -15,8 +17,10 @@ import { describe, expect, it } from 'vitest';
 
 import { consoleBlocks, ConsoleSession } from '../support/console-examples.ts';
 import { ENGINE_BIN_DIR, REPO_ROOT, testPath } from '../support/engines.ts';
+import { eventually } from '../support/eventually.ts';
 import { freePort } from '../support/net.ts';
 import { runSvc, tempDir } from '../support/svc.ts';
+import { threeNodeFleet } from '../support/three-node-fleet.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
 
 interface Example {
@@ -193,4 +197,60 @@ describe('docs/cli.md', () => {
       await session.refused(step, 2);
     }
   });
+});
+
+describe("docs/gateway.md's svc fleet and docs/cli.md's svc up", () => {
+  it('run as documented against real daemons', async () => {
+    const fleet = await threeNodeFleet();
+    const bin = join(fleet.dir, 'bin');
+    await mkdir(bin);
+    await symlink(join(REPO_ROOT, 'dist', 'cli.js'), join(bin, 'svc'));
+    const app = await tempDir();
+    const env = {
+      ...process.env,
+      PATH: `${bin}:${testPath()}`,
+      SVC_CONFIG_DIR: join(fleet.dir, 'config'),
+      SVC_LOG_LEVEL: '',
+      SVC_ALIAS: '',
+    };
+    const substitutions = new Map([
+      ['/srv/fleet', fleet.dir],
+      ['/srv/app', app],
+      ['8080', String(fleet.enginePort)],
+    ]);
+    const session = new ConsoleSession(fleet.dir, env, substitutions);
+    const blocks = consoleBlocks(join(REPO_ROOT, 'docs', 'gateway.md'), '## `svc fleet`');
+    const [status, unknown, wake, serve, start, metrics, logs, up, ...more] = blocks;
+    expect(more).toEqual([]);
+    const run = async (block: typeof status): Promise<void> => {
+      for (const step of block ?? []) {
+        await session.run(step);
+      }
+    };
+
+    await run(status);
+    await session.refused(unknown?.[0] ?? { command: 'false', expected: '' }, 2);
+    await run(wake);
+    await run(start);
+    // The documented route names a ready engine: wait for gpu-a to finish loading.
+    await eventually(
+      () => fleet.gpuA.call('GET', '/v1/status'),
+      (reply) => reply.json['ready'] === 'ready',
+      'gpu-a ready',
+    );
+    await run(serve);
+    await run(metrics);
+    await run(logs);
+    await run(up);
+
+    const [upRefusal = [], ...others] = consoleBlocks(
+      join(REPO_ROOT, 'docs', 'cli.md'),
+      '## `svc up`',
+    );
+    expect(others).toEqual([]);
+    const elsewhere = new ConsoleSession(app, env, substitutions);
+    for (const step of upRefusal) {
+      await elsewhere.refused(step, 2);
+    }
+  }, 240_000);
 });

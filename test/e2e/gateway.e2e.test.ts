@@ -215,11 +215,13 @@ describe('svc gateway with real llama-server nodes', () => {
     expect((await runSvc(['fleet', 'stop', 'b'], { cwd: test.dir })).stdout).toBe('b  stopped\n');
     const started = await runSvc(['fleet', 'start', 'a'], { cwd: test.dir });
     expect(started.stdout).toContain(`a: using ${join(test.dir, 'a.svc')}\na  running\n`);
+    // A node already stopped is reported and counts as done.
     expect((await runSvc(['fleet', 'stop', '--all'], { cwd: test.dir })).stdout).toBe(
-      'a  stopped\nb  stopped\n',
+      'a  stopped\nb  already stopped\n',
     );
     const json = await runSvc(['fleet', 'stop', 'b', '--json'], { cwd: test.dir });
-    expect(JSON.parse(json.stdout)).toEqual([{ node: 'b', outcome: 'ok', state: 'stopped' }]);
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([{ node: 'b', outcome: 'already', state: 'stopped' }]);
     const statusJson = JSON.parse(
       (await runSvc(['fleet', 'status', '--json'], { cwd: test.dir })).stdout,
     ) as {

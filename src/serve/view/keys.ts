@@ -2,6 +2,7 @@
  * The view's keys (spec §1.1 table), one table for both the key handler and the footer, so the
  * footer cannot list a key the view does not handle (GUIDE: footer drawn from the key table).
  */
+import { decodeWith } from '../../core/view/key-decode.ts';
 
 export type KeyName = 'up' | 'down' | 'pgup' | 'pgdown' | 'f' | 'q' | 'ctrl-c';
 
@@ -61,20 +62,5 @@ const SEQUENCES: readonly (readonly [string, KeyName])[] = [
 
 /** Raw terminal input → the keys the view knows, in order; anything else is ignored. */
 export function decodeKeys(input: string): KeyName[] {
-  const keys: KeyName[] = [];
-  let rest = input;
-  while (rest.length > 0) {
-    const match = SEQUENCES.find(([sequence]) => rest.startsWith(sequence));
-    if (match !== undefined) {
-      keys.push(match[1]);
-      rest = rest.slice(match[0].length);
-    } else if (rest.startsWith('\u001b[') || rest.startsWith('\u001bO')) {
-      // An escape sequence we do not handle: skip it whole (ends at a letter or ~).
-      const end = rest.slice(2).search(/[A-Za-z~]/);
-      rest = end < 0 ? '' : rest.slice(end + 3);
-    } else {
-      rest = rest.slice(1);
-    }
-  }
-  return keys;
+  return decodeWith(SEQUENCES, input);
 }

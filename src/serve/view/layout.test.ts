@@ -7,11 +7,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import type { Stats } from '../../core/contract/schemas.ts';
+import { metricsLines } from '../../core/view/metrics-pane.ts';
+import { displayWidth, fit } from '../../core/view/text.ts';
 import { footer } from './keys.ts';
 import { layout, logRows, type ViewState } from './layout.ts';
 import { appendLines, applyAction, EMPTY_PANE, type LogPane } from './log-pane.ts';
-import { metricsLines } from './metrics-pane.ts';
-import { displayWidth, fit } from './text.ts';
 
 const ESC = '\u001b';
 // eslint-disable-next-line no-control-regex -- control characters are what must not reach the screen

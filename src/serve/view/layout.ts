@@ -4,11 +4,11 @@
  * of keys. A small terminal shortens the metrics section first and always keeps at least one log
  * row; nothing is ever wider than the screen.
  */
+import { metricsLines, type MetricsView } from '../../core/view/metrics-pane.ts';
+import { fit, sanitizeLine } from '../../core/view/text.ts';
 import { footer } from './keys.ts';
 import type { LogPane } from './log-pane.ts';
 import { visibleLines } from './log-pane.ts';
-import { metricsLines, type MetricsView } from './metrics-pane.ts';
-import { fit, sanitizeLine } from './text.ts';
 
 export interface ViewState {
   /** Where the Svcfile came from. */

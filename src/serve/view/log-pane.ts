@@ -3,8 +3,8 @@
  * page with the window held at either end, and the stick-and-stay rule: on the newest line the
  * window follows the tail; scrolled away it stays on the same lines while new ones accrue.
  */
+import { sanitizeLine } from '../../core/view/text.ts';
 import type { ViewAction } from './keys.ts';
-import { sanitizeLine } from './text.ts';
 
 /** Lines kept for scrolling back; older ones are dropped. */
 export const RETAINED_LINES = 2000;

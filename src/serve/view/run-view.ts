@@ -7,12 +7,12 @@ import type { ReadStream, WriteStream } from 'node:tty';
 
 import type { StateRecord } from '../../core/state/record.ts';
 import { statsOf } from '../../core/state/record.ts';
-import { actionFor } from './keys.ts';
+import { gpuIndexesOf } from '../../core/view/metrics-pane.ts';
+import { openTerminal } from '../../core/view/terminal.ts';
+import { actionFor, decodeKeys } from './keys.ts';
 import { layout, logRows, type ViewState } from './layout.ts';
 import { appendLines, applyAction, EMPTY_PANE } from './log-pane.ts';
 import { LogTail } from './log-tail.ts';
-import { gpuIndexesOf } from './metrics-pane.ts';
-import { openTerminal } from './terminal.ts';
 
 export interface ViewOptions {
   readonly input: ReadStream;
@@ -33,7 +33,7 @@ const LOG_POLL_MS = 250;
 const METRICS_REFRESH_MS = 1_000;
 
 export async function runView(options: ViewOptions): Promise<void> {
-  const terminal = openTerminal(options.input, options.output);
+  const terminal = openTerminal(options.input, options.output, decodeKeys);
   const tail = new LogTail(options.logPath);
   // A GPU once seen keeps its rows, so the metrics section never shrinks under the log.
   const gpuSlots = new Set<number>();

@@ -2,26 +2,30 @@
  * The only code that drives the terminal: alternate screen, raw keys, resize, and drawing
  * frames that layout.ts computed. Each row is written at its own position and only rows that
  * changed are rewritten. `restore()` puts the terminal back and is also registered on process
- * exit, so no exit path leaves the terminal in raw mode or on the alternate screen.
+ * exit, so no exit path leaves the terminal in raw mode or on the alternate screen. Each view
+ * brings its own key decoder (its key table), so one driver serves them all (GUIDE: one small
+ * ANSI driver shared by every view).
  */
 import { writeSync } from 'node:fs';
 import type { ReadStream, WriteStream } from 'node:tty';
 
-import { decodeKeys, type KeyName } from './keys.ts';
-
 const ENTER = '\u001b[?1049h\u001b[?25l\u001b[2J';
 const LEAVE = '\u001b[?25h\u001b[?1049l';
 
-export interface Terminal {
+export interface Terminal<K> {
   columns(): number;
   rows(): number;
   draw(lines: readonly string[]): void;
-  onKeys(listener: (keys: KeyName[]) => void): void;
+  onKeys(listener: (keys: K[]) => void): void;
   onResize(listener: () => void): void;
   restore(): void;
 }
 
-export function openTerminal(input: ReadStream, output: WriteStream): Terminal {
+export function openTerminal<K>(
+  input: ReadStream,
+  output: WriteStream,
+  decode: (data: string) => K[],
+): Terminal<K> {
   let previous: readonly string[] = [];
   let restored = false;
   const restore = (): void => {
@@ -64,7 +68,7 @@ export function openTerminal(input: ReadStream, output: WriteStream): Terminal {
     },
     onKeys(listener) {
       input.on('data', (data: string) => {
-        listener(decodeKeys(data));
+        listener(decode(data));
       });
     },
     onResize(listener) {

@@ -4,77 +4,11 @@
  * beside a bar of its retained history, then the token and request counters. Pure: Stats and
  * `now` in, lines out.
  */
-import type { Stats } from '../../core/contract/schemas.ts';
-import { ENGINES, isRunner } from '../../core/engines/engine-table.ts';
+import type { Stats } from '../contract/schemas.ts';
+import { ENGINES, isRunner } from '../engines/engine-table.ts';
+import { formatBytes, formatCount, formatDuration, gauge, sparkline } from './gauges.ts';
 
 type History = NonNullable<Stats['history']>;
-
-const SPARKS = '▁▂▃▄▅▆▇█';
-
-export function formatDuration(totalSeconds: number): string {
-  const seconds = Math.max(0, Math.floor(totalSeconds));
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  if (h > 0) {
-    return `${h}h ${m}m ${s}s`;
-  }
-  return m > 0 ? `${m}m ${s}s` : `${s}s`;
-}
-
-export function formatBytes(bytes: number): string {
-  const gib = bytes / 1024 ** 3;
-  return gib >= 1 ? `${gib.toFixed(1)} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
-}
-
-function formatCount(value: number | undefined): string {
-  return value === undefined ? '—' : value.toLocaleString('en-US');
-}
-
-export function gauge(percent: number | undefined, width: number): string {
-  if (width <= 0) {
-    return '';
-  }
-  const filled =
-    percent === undefined ? 0 : Math.round((Math.min(100, Math.max(0, percent)) / 100) * width);
-  return '█'.repeat(filled) + '░'.repeat(width - filled);
-}
-
-/** History as a sparkline `width` wide, newest on the right, max-pooled when longer. */
-export function sparkline(values: readonly (number | undefined)[], width: number): string {
-  if (width <= 0) {
-    return '';
-  }
-  // A missing reading draws as a gap, not as 0%.
-  const known = values.map((value) => value ?? Number.NaN);
-  const peak = (slice: readonly number[]): number => {
-    const present = slice.filter((value) => !Number.isNaN(value));
-    return present.length === 0 ? Number.NaN : Math.max(...present);
-  };
-  const buckets: number[] = [];
-  if (known.length <= width) {
-    buckets.push(...known);
-  } else {
-    for (let bucket = 0; bucket < width; bucket += 1) {
-      const from = Math.floor((bucket * known.length) / width);
-      const to = Math.floor(((bucket + 1) * known.length) / width);
-      buckets.push(peak(known.slice(from, Math.max(to, from + 1))));
-    }
-  }
-  const line = buckets
-    .map((value) =>
-      Number.isNaN(value)
-        ? ' '
-        : (SPARKS[
-            Math.min(
-              SPARKS.length - 1,
-              Math.floor((Math.min(100, Math.max(0, value)) / 100) * SPARKS.length),
-            )
-          ] ?? ' '),
-    )
-    .join('');
-  return line.padStart(width, ' ');
-}
 
 interface Series {
   readonly label: string;
@@ -83,8 +17,11 @@ interface Series {
   readonly detail: string;
 }
 
+/** A node's stats; a remote environment's state may be any word its control plane uses. */
+export type ViewStats = Omit<Stats, 'state'> & { readonly state: string };
+
 /** Every GPU index a reading names: the current readings and the retained history. */
-export function gpuIndexesOf(stats: Stats): number[] {
+export function gpuIndexesOf(stats: ViewStats): number[] {
   return [
     ...new Set<number>([
       ...(stats.gpus ?? []).map((gpu) => gpu.index),
@@ -98,7 +35,7 @@ export function gpuIndexesOf(stats: Stats): number[] {
  * missing leaves its row in place with an empty gauge and a dash, so the section never changes
  * height as readings come and go (a paused log window below it must not move on its own).
  */
-function seriesOf(stats: Stats, gpuSlots: readonly number[]): Series[] {
+function seriesOf(stats: ViewStats, gpuSlots: readonly number[]): Series[] {
   const history: History = stats.history ?? [];
   const memory = stats.memory;
   const series: Series[] = [
@@ -152,7 +89,7 @@ function seriesOf(stats: Stats, gpuSlots: readonly number[]): Series[] {
 }
 
 export interface MetricsView {
-  readonly stats: Stats;
+  readonly stats: ViewStats;
   readonly now: Date;
   /** Age of the newest sampler reading, when it is old enough to mention (not renewed). */
   readonly staleSeconds?: number;
