@@ -4,7 +4,7 @@
  */
 import { Agent, request } from 'undici';
 
-import type { DeployConfig, StatusResponse } from '../core/contract/schemas.ts';
+import type { DeployConfig, Stats, StatusResponse } from '../core/contract/schemas.ts';
 import type { FleetNode } from './fleet-file.ts';
 
 /**
@@ -107,3 +107,11 @@ export const daemonNodeClient: NodeClient = {
   status: nodeStatus,
   start: (node, config) => nodeStart(node, config),
 };
+
+/** The node's Stats (spec §2.4), for the fleet page's readings. */
+export function nodeStats(
+  node: FleetNode,
+  timeoutMs = STATUS_TIMEOUT_MS,
+): Promise<NodeReply<Stats>> {
+  return call<Stats>(node, 'GET', '/v1/metrics', undefined, timeoutMs, true);
+}

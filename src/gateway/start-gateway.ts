@@ -8,7 +8,9 @@ import type { ListenAddress } from '../core/http/listen-address.ts';
 import type { Logger } from '../core/logger.ts';
 import { buildGateway } from './app.ts';
 import type { Fleet, Variables } from './fleet-file.ts';
-import { daemonNodeClient, STATUS_TIMEOUT_MS } from './node-client.ts';
+import { loadPage } from './fleet-page.ts';
+import { GatewayMetrics } from './gateway-metrics.ts';
+import { daemonNodeClient, nodeStats, nodeStop, STATUS_TIMEOUT_MS } from './node-client.ts';
 import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 import { FleetView } from './node-snapshots.ts';
 import { NodeStates } from './node-states.ts';
@@ -44,10 +46,19 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     configDir: options.configDir,
     env: options.env,
   });
-  const waker = new Waker(view, options.wakeTimeoutMs, options.logger, daemonNodeClient);
+  // A scrape reads node state like /v1/fleet does: the kept snapshots, refreshed when stale.
+  const metrics = new GatewayMetrics(() => view.all());
+  const waker = new Waker(view, options.wakeTimeoutMs, options.logger, daemonNodeClient, metrics);
   const server = buildGateway({
     view,
     waker,
+    metrics,
+    page: await loadPage(),
+    nodes: {
+      ...daemonNodeClient,
+      stop: (node) => nodeStop(node),
+      stats: (node) => nodeStats(node),
+    },
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
     replyTimeoutMs: options.replyTimeoutMs,
