@@ -22,6 +22,7 @@ const ui = {
   chatForm: $('chat-form'),
   model: $('model'),
   prompt: $('prompt'),
+  maxTokens: $('max-tokens'),
   send: $('send'),
   cancel: $('cancel'),
   reply: $('reply'),
@@ -338,6 +339,7 @@ async function streamReply(reply) {
 ui.chatForm.addEventListener('submit', async (event) => {
   event.preventDefault();
   ui.reply.textContent = '';
+  ui.reply.removeAttribute('data-done');
   ui.chatError.textContent = '';
   ui.send.disabled = true;
   ui.cancel.disabled = false;
@@ -349,6 +351,7 @@ ui.chatForm.addEventListener('submit', async (event) => {
       body: JSON.stringify({
         model: ui.model.value,
         stream: true,
+        max_tokens: Number(ui.maxTokens.value) || 128,
         messages: [{ role: 'user', content: ui.prompt.value }],
       }),
       signal: chatAbort.signal,
