@@ -14,6 +14,11 @@ import type { NodeReply } from './node-client.ts';
 import { snapshotOf } from './node-snapshot.ts';
 import type { FleetView } from './node-snapshots.ts';
 
+/** What node control needs of the gateway's view: the file's nodes, a node's source, its state. */
+export type ControlView = Pick<FleetView, 'fleet' | 'source'> & {
+  readonly states: Pick<FleetView['states'], 'now' | 'record'>;
+};
+
 /** Stats calls in flight at once: the page asks every few seconds, a fleet may be large. */
 const STATS_CONCURRENCY = 16;
 
@@ -43,7 +48,7 @@ export function nodeActionOf(
   return { name, action: match[2] === 'start' ? 'start' : 'stop' };
 }
 
-function nodeNamed(view: FleetView, name: string): FleetNode {
+function nodeNamed(view: Pick<FleetView, 'fleet'>, name: string): FleetNode {
   const node = view.fleet.nodes.find((candidate) => candidate.name === name);
   if (node === undefined) {
     const names = view.fleet.nodes.map((candidate) => candidate.name);
@@ -57,7 +62,10 @@ function nodeNamed(view: FleetView, name: string): FleetNode {
 }
 
 /** `GET /v1/fleet/stats`: each node's Stats, or why it has none, in fleet-file order. */
-export async function fleetStats(view: FleetView, client: NodeControlClient): Promise<string> {
+export async function fleetStats(
+  view: Pick<FleetView, 'fleet'>,
+  client: NodeControlClient,
+): Promise<string> {
   const nodes = await mapBounded(view.fleet.nodes, STATS_CONCURRENCY, async (node) => {
     const reply = await client.stats(node);
     return reply.ok
@@ -69,7 +77,7 @@ export async function fleetStats(view: FleetView, client: NodeControlClient): Pr
 
 /** `POST /v1/fleet/nodes/{name}/start|stop`: the node's new status, or a refusal naming it. */
 export async function controlNode(
-  view: FleetView,
+  view: ControlView,
   client: NodeControlClient,
   name: string,
   action: 'start' | 'stop',
