@@ -155,6 +155,22 @@ export async function benchGateway(
     );
     children.push(gateway);
     const [, gatewayUrl = ''] = await waitForLine(gateway, /listening on (http:\/\/\S+)/);
+    // BENCH_GATEWAY_BASELINE=<another build's dist/cli.js> adds that gateway as one more target,
+    // interleaved with this one: a before/after that one shared-machine run can compare.
+    const baselineCli = process.env['BENCH_GATEWAY_BASELINE'];
+    let baselineUrl: string | undefined;
+    if (baselineCli !== undefined && baselineCli !== '') {
+      const baseline = spawn(
+        process.execPath,
+        [baselineCli, 'gateway', '--listen', '127.0.0.1:0', '-f', join(work, 'fleet.yaml')],
+        {
+          env: { ...env, SVC_CONFIG_DIR: join(work, 'baseline'), SVC_API_TOKEN: '' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      children.push(baseline);
+      [, baselineUrl = ''] = await waitForLine(baseline, /listening on (http:\/\/\S+)/);
+    }
 
     const naive = spawn(process.execPath, [join(repoRoot, 'bench', 'naive-proxy.mjs'), direct], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -194,6 +210,7 @@ export async function benchGateway(
       { name: 'nginx', url: nginxUrl },
       { name: 'naive Node proxy', url: `http://127.0.0.1:${naivePort}` },
       { name: 'svc gateway', url: gatewayUrl },
+      ...(baselineUrl === undefined ? [] : [{ name: 'svc gateway (baseline)', url: baselineUrl }]),
     ];
     await waitHealthy(`${nginxUrl}/health`);
     const pools = new Map(

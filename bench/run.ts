@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { writeTinyModel } from '../test/support/tiny-model.ts';
 import { benchFleet, type FleetFigures } from './fleet.ts';
 import { benchGateway } from './gateway.ts';
+import { benchRecordCost } from './metrics-record.ts';
 import { benchSamplerCost } from './sampler-cost.ts';
 import { benchStartup } from './startup.ts';
 import { benchWake } from './wake.ts';
@@ -74,6 +75,7 @@ async function gatewaySection(model: string): Promise<string> {
     model,
     Number(process.env['BENCH_GATEWAY_SAMPLES'] ?? 400),
   );
+  const record = benchRecordCost();
   const byName = new Map(gateway.targets.map((target) => [target.name, target]));
   const direct = byName.get('direct');
   const naive = byName.get('naive Node proxy');
@@ -89,6 +91,12 @@ async function gatewaySection(model: string): Promise<string> {
     `Measured ${machine()}; ${gateway.samples} interleaved rounds of one non-streaming request (max_tokens 1) and one`,
     'streamed request per target, after a warm-up; throughput with wrk at concurrency 16 (two 6 s passes, averaged).',
     'The same llama-server (tiny model, `--threads-http 32 -lv 1 --threads 1`) behind every path.',
+    `Load average ${loadavg()[0]?.toFixed(1) ?? '?'} at the end (other work shares this machine).`,
+    ...(byName.has('svc gateway (baseline)')
+      ? [
+          '"svc gateway (baseline)" is another build (`BENCH_GATEWAY_BASELINE`), interleaved with this one.',
+        ]
+      : []),
     '',
     '| path | p50 | p99 | added p50 | TTFB p50 (stream) | added TTFB | req/s @16 |',
     '|---|---|---|---|---|---|---|',
@@ -103,6 +111,9 @@ async function gatewaySection(model: string): Promise<string> {
     `| gateway throughput ≥ 65% of direct | ${(throughput * 100).toFixed(0)}% | ${met(throughput >= 0.65)} |`,
     `| added streamed TTFB within 0.5 ms of naive | ${ttfbGap >= 0 ? '+' : ''}${ms(ttfbGap)} | ${met(ttfbGap <= 0.5)} |`,
     `| gateway RSS < 120 MB | ${gateway.gatewayRssMiB.toFixed(1)} MiB | ${met(gateway.gatewayRssMiB < 120)} |`,
+    '',
+    `The gateway's metrics cost each request one record() call (bench/metrics-record.ts): ${(record.nsPerCall / 1000).toFixed(2)} µs of CPU`,
+    `time per call, median of ${record.batches} batches (${record.calls.toLocaleString('en')} calls), ${((record.nsPerCall / 1e6 / added(svc)) * 100).toFixed(2)}% of the gateway's added p50 above.`,
   ].join('\n');
 }
 

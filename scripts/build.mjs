@@ -1,7 +1,7 @@
 // Bundles src/cli.ts into dist/ with esbuild. One bundle keeps `svc --version` close to a bare
 // `node -e 0` (see docs/benchmarks.md); subcommands stay separate chunks, loaded on demand.
 // The release version is baked in here: `SVC_VERSION=1.2.0 npm run build` (unset means "dev").
-import { chmod, rm } from 'node:fs/promises';
+import { chmod, cp, rm } from 'node:fs/promises';
 
 import { build } from 'esbuild';
 
@@ -28,3 +28,5 @@ await build({
   logLevel: 'warning',
 });
 await chmod('dist/cli.js', 0o755);
+// The fleet page is plain files, no build step (src/gateway/fleet-page.ts finds them in dist/page).
+await cp('src/gateway/page', 'dist/page', { recursive: true });

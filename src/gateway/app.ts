@@ -9,9 +9,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { bearerChecker } from '../core/auth/bearer.ts';
 import { logRequest } from '../core/http/access-log.ts';
 import type { Logger } from '../core/logger.ts';
+import { wantsOpenMetrics } from '../core/metrics/exposition.ts';
 import { complete, type CompleteDeps, type RequestContext } from './complete.ts';
 import { corsHeaders, type CorsPolicy, preflightHeaders } from './cors.ts';
+import { controlNode, fleetStats, nodeActionOf, type NodeControlClient } from './fleet-control.ts';
+import type { PageAsset } from './fleet-page.ts';
 import { errorBody, errorHeaders, GatewayError } from './gateway-error.ts';
+import { type GatewayMetrics, routeOf } from './gateway-metrics.ts';
 import { listModels, modelIdOf, modelReply, modelsReply } from './model-endpoints.ts';
 import type { ModelEntry } from './models-list.ts';
 import type { NodeSnapshot } from './node-snapshots.ts';
@@ -25,6 +29,11 @@ export interface GatewayDeps extends CompleteDeps {
   readonly cors?: CorsPolicy;
   /** When the gateway started (ms): the `created` of models nothing runs yet. */
   readonly startedAt: number;
+  readonly metrics: GatewayMetrics;
+  /** The fleet page's files by URL path (fleet-page.ts). */
+  readonly page: ReadonlyMap<string, PageAsset>;
+  /** Start, stop and stats for the page's node controls. */
+  readonly nodes: NodeControlClient;
 }
 
 function sendJson(
@@ -127,6 +136,9 @@ function fail(
     error instanceof GatewayError
       ? error
       : new GatewayError(500, 'internal error; see the gateway log', { code: 'internal_error' });
+  if (refusal.code === 'upstream_error' || refusal.code === 'reply_timeout') {
+    context.upstreamError = true;
+  }
   if (!(error instanceof GatewayError)) {
     deps.logger.error('request failed inside the gateway', { reason: (error as Error).message });
   }
@@ -155,13 +167,26 @@ export function buildGateway(deps: GatewayDeps): Server {
     // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
     const written = request.socket.bytesWritten;
     const context: RequestContext = {};
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const asset = method === 'GET' ? deps.page.get(path) : undefined;
     // 'close' rather than 'finish': a request whose caller left gets its line too.
     response.once('close', () => {
+      const ended = performance.now();
+      // The one metrics call per request (gateway-metrics.ts).
+      deps.metrics.record(
+        routeOf(path, asset !== undefined),
+        context,
+        response.statusCode,
+        started,
+        ended,
+        !response.writableFinished,
+      );
       logRequest(deps.logger, {
         method: request.method ?? '',
         path: request.url ?? '',
         status: response.statusCode,
-        durationMs: performance.now() - started,
+        durationMs: ended - started,
         bytes: request.socket.bytesWritten - written,
         remote: request.socket.remoteAddress ?? '',
         ...(context.model === undefined ? {} : { model: context.model }),
@@ -179,6 +204,12 @@ export function buildGateway(deps: GatewayDeps): Server {
       response.end();
       return;
     }
+    if (asset !== undefined) {
+      // The page's files hold no data: no token, so a browser can load them before asking for it.
+      response.writeHead(200, asset.headers);
+      response.end(asset.body);
+      return;
+    }
     for (const [name, value] of Object.entries(corsHeaders(origin, deps.cors))) {
       response.setHeader(name, value);
     }
@@ -186,9 +217,7 @@ export function buildGateway(deps: GatewayDeps): Server {
       if (!authorized(request.headers.authorization)) {
         throw new GatewayError(401, 'missing or invalid bearer token');
       }
-      const path = (request.url ?? '/').split('?')[0] ?? '/';
       // HEAD answers like GET; node:http leaves the body out of a HEAD reply.
-      const method = request.method === 'HEAD' ? 'GET' : request.method;
       if (isModelEndpoint(method, path)) {
         await complete(deps, request, response, context);
         return;
@@ -209,6 +238,28 @@ export function buildGateway(deps: GatewayDeps): Server {
       }
       if (method === 'GET' && path === '/v1/fleet') {
         sendJson(response, 200, await topology(deps));
+        return;
+      }
+      if (method === 'GET' && path === '/metrics') {
+        const { contentType, body } = await deps.metrics.exposition(
+          wantsOpenMetrics(request.headers.accept),
+        );
+        response.writeHead(200, { 'content-type': contentType });
+        response.end(body);
+        return;
+      }
+      if (method === 'GET' && path === '/v1/fleet/stats') {
+        sendJson(response, 200, await fleetStats(deps.view, deps.nodes));
+        return;
+      }
+      const action = method === 'POST' ? nodeActionOf(path) : undefined;
+      if (action !== undefined) {
+        request.resume();
+        sendJson(
+          response,
+          200,
+          await controlNode(deps.view, deps.nodes, action.name, action.action),
+        );
         return;
       }
       throw notServed(request.method, path);

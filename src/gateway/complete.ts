@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { GatewayError } from './gateway-error.ts';
+import type { GatewayMetrics, RequestFacts } from './gateway-metrics.ts';
 import type { FleetView } from './node-snapshots.ts';
 import { proxy } from './proxy.ts';
 import { proxiedReplyHeaders } from './reply-headers.ts';
@@ -22,14 +23,18 @@ export interface CompleteDeps {
   readonly waker: Waker;
   /** How long a non-streamed reply may take (--reply-timeout). */
   readonly replyTimeoutMs: number;
+  /** Counts the requests held for a waking or loading node. */
+  readonly metrics: Pick<GatewayMetrics, 'waitStarted' | 'waitEnded'>;
 }
 
 /** What one request's log line says beyond method and path (never a body or a header). */
-export interface RequestContext {
+export interface RequestContext extends RequestFacts {
   model?: string;
   node?: string;
   /** Wake progress sent the headers: a later failure becomes an SSE error event. */
   progressSent?: boolean;
+  repliedAt?: number;
+  upstreamError?: boolean;
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
@@ -75,6 +80,7 @@ export async function complete(
         : deps.waker.wake(model, snapshots, (node) => {
             context.node = node.name;
           });
+    deps.metrics.waitStarted();
     try {
       target = streaming
         ? await withWakeProgress(waiting, {
@@ -84,6 +90,7 @@ export async function complete(
           })
         : await waiting;
     } finally {
+      deps.metrics.waitEnded();
       context.progressSent = response.headersSent;
     }
     wakeMs = performance.now() - waitStarted;
@@ -96,6 +103,7 @@ export async function complete(
     body,
     streaming,
     replyTimeoutMs: deps.replyTimeoutMs,
+    context,
     extraHeaders: proxiedReplyHeaders(target.node.name, {
       gatewayMs,
       ...(wakeMs === undefined ? {} : { wakeMs }),

@@ -68,6 +68,8 @@ export interface ProxyRequest {
   readonly streaming: boolean;
   /** How long a non-streamed reply may take (--reply-timeout). */
   readonly replyTimeoutMs: number;
+  /** Where the metrics learn when the engine answered and whether it failed (gateway-metrics.ts). */
+  readonly context: { repliedAt?: number; upstreamError?: boolean };
   /** Headers the gateway adds to the reply (x-svc-node, Server-Timing, CORS). */
   readonly extraHeaders: Readonly<Record<string, string>>;
 }
@@ -159,6 +161,7 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
     if (abort.signal.aborted) {
       return;
     }
+    request.context.upstreamError = true;
     if (error instanceof errors.HeadersTimeoutError) {
       throw new GatewayError(
         504,
@@ -172,6 +175,7 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
     );
   }
 
+  request.context.repliedAt = performance.now();
   const replyHeaders: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(reply.headers)) {
     if (value !== undefined && !DROPPED_REPLY_HEADERS.has(name.toLowerCase())) {
@@ -201,6 +205,7 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
   } catch (error) {
     // The caller left (we aborted) or the engine broke off mid-reply: end what was sent.
     if (!(error instanceof errors.RequestAbortedError) && !abort.signal.aborted) {
+      request.context.upstreamError = true;
       outgoing.destroy(error as Error);
       return;
     }

@@ -13,6 +13,11 @@ export const SERVED_PATHS = [
   'GET /v1/models',
   'GET /v1/models/{id}',
   'GET /v1/fleet',
+  'GET /v1/fleet/stats',
+  'POST /v1/fleet/nodes/{name}/start',
+  'POST /v1/fleet/nodes/{name}/stop',
+  'GET /metrics',
+  'GET / (the fleet page)',
   'POST /v1/<endpoint> with a "model" in its JSON body (chat/completions, completions, responses, embeddings, rerank, messages, messages/count_tokens, …)',
 ];
 
@@ -27,6 +32,7 @@ export function isModelEndpoint(method: string | undefined, path: string): boole
     path.length > '/v1/'.length &&
     !OWN_PATHS.has(path) &&
     !path.startsWith('/v1/models/') &&
+    !path.startsWith('/v1/fleet/') &&
     !path.includes('..')
   );
 }

@@ -9,6 +9,8 @@ import type { Logger } from '../core/logger.ts';
 import { buildGateway } from './app.ts';
 import { fleetDriver } from './fleet-drivers.ts';
 import type { Fleet, Variables } from './fleet-file.ts';
+import { loadPage } from './fleet-page.ts';
+import { GatewayMetrics } from './gateway-metrics.ts';
 import { STATUS_TIMEOUT_MS } from './node-client.ts';
 import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
 import { FleetView } from './node-snapshots.ts';
@@ -48,10 +50,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
   });
   const view = new FleetView(options.fleet, states, driver);
-  const waker = new Waker(view, options.wakeTimeoutMs, options.logger, driver);
+  // A scrape reads node state like /v1/fleet does: the kept snapshots, refreshed when stale.
+  const metrics = new GatewayMetrics(() => view.all());
+  const waker = new Waker(view, options.wakeTimeoutMs, options.logger, driver, metrics);
   const server = buildGateway({
     view,
     waker,
+    metrics,
+    page: await loadPage(),
+    nodes: driver,
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
     replyTimeoutMs: options.replyTimeoutMs,

@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import type { Logger } from '../core/logger.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { GatewayError } from './gateway-error.ts';
+import type { WakeObserver } from './gateway-metrics.ts';
 import { modelNameOf, reportedModelOf } from './load-fleet.ts';
 import { wakeableModels } from './model-endpoints.ts';
 import { availableText, modelEntries } from './models-list.ts';
@@ -59,6 +60,7 @@ export class Waker {
     private readonly timeoutMs: number,
     private readonly logger: Logger,
     private readonly client: NodeDriver,
+    private readonly observer: WakeObserver = { wakeEnded: () => undefined },
   ) {}
 
   /** Waits for a node that is already loading the model (GUIDE D13). */
@@ -200,6 +202,23 @@ export class Waker {
   }
 
   private async startAndWait(
+    node: FleetNode,
+    source: NodeSource,
+    model: string,
+  ): Promise<EngineTarget> {
+    const began = performance.now();
+    try {
+      const target = await this.startAndWaitOnce(node, source, model);
+      this.observer.wakeEnded(node.name, 'ready', (performance.now() - began) / 1000);
+      return target;
+    } catch (error) {
+      const outcome = error instanceof GatewayError && error.status === 504 ? 'timeout' : 'failed';
+      this.observer.wakeEnded(node.name, outcome, (performance.now() - began) / 1000);
+      throw error;
+    }
+  }
+
+  private async startAndWaitOnce(
     node: FleetNode,
     source: NodeSource,
     model: string,

@@ -47,33 +47,31 @@ function ensureEngine(): void {
   }
 }
 
-function ensureTmux(): void {
-  if (has('tmux')) {
+/** `command` on PATH, installing Debian's `pkg` with apt-get when missing and root (CI is). */
+function ensureAptPackage(command: string, pkg: string, why: string): void {
+  if (has(command)) {
     return;
   }
   const root = process.getuid?.() === 0;
   if (root && has('apt-get')) {
-    process.stderr.write(
-      'e2e setup: installing tmux with apt-get (the serve view test needs it)\n',
-    );
+    process.stderr.write(`e2e setup: installing ${pkg} with apt-get (${why})\n`);
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     const updated = run('apt-get', ['update', '-qq'], env);
     const installed =
-      updated.status === 0 ? run('apt-get', ['install', '-y', '-qq', 'tmux'], env) : updated;
-    if (installed.status === 0 && has('tmux')) {
+      updated.status === 0 ? run('apt-get', ['install', '-y', '-qq', pkg], env) : updated;
+    if (installed.status === 0 && has(command)) {
       return;
     }
     throw new Error(
-      `${MISSING} tmux: apt-get install tmux failed (${lastLine(installed.stderr)}); install tmux and rerun`,
+      `${MISSING} ${pkg}: apt-get install ${pkg} failed (${lastLine(installed.stderr)}); install ${pkg} and rerun`,
     );
   }
-  throw new Error(
-    `${MISSING} tmux: install it (apt-get install tmux, or brew install tmux) and rerun`,
-  );
+  throw new Error(`${MISSING} ${pkg}: install it (apt-get install ${pkg}) and rerun (${why})`);
 }
 
 export default function setup(): void {
   ensureBuild();
   ensureEngine();
-  ensureTmux();
+  ensureAptPackage('tmux', 'tmux', 'the serve view is tested in a real terminal');
+  ensureAptPackage('chromium', 'chromium', 'the fleet page is tested in a real browser');
 }

@@ -1,0 +1,383 @@
+// The fleet page's script: no framework, no build step, nothing fetched but the gateway's own
+// JSON. Every data call carries the gateway token, asked once and kept in sessionStorage (this tab
+// only). Data reaches the page through textContent and DOM attributes only, never as HTML.
+'use strict';
+
+const TOKEN_KEY = 'svc-gateway-token';
+const REFRESH_MS = 2000;
+const HISTORY_POINTS = 40;
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  status: $('status'),
+  forget: $('forget'),
+  login: $('login'),
+  token: $('token'),
+  loginError: $('login-error'),
+  fleet: $('fleet'),
+  nodes: $('nodes'),
+  updated: $('updated'),
+  chat: $('chat'),
+  chatForm: $('chat-form'),
+  model: $('model'),
+  prompt: $('prompt'),
+  maxTokens: $('max-tokens'),
+  send: $('send'),
+  cancel: $('cancel'),
+  reply: $('reply'),
+  chatError: $('chat-error'),
+};
+
+let timer;
+/** Generation-token readings per node, for tokens/s: [{at, tokens}]. */
+const lastTokens = new Map();
+let chatAbort;
+
+function token() {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+class Unauthorized extends Error {}
+
+/** A gateway call with the token; throws Unauthorized on 401 and the gateway's message otherwise. */
+async function call(path, init = {}) {
+  const reply = await fetch(path, {
+    ...init,
+    headers: { ...(init.headers || {}), authorization: `Bearer ${token()}` },
+  });
+  if (reply.status === 401) {
+    throw new Unauthorized('the gateway refused the token');
+  }
+  if (!reply.ok) {
+    let message = `HTTP ${reply.status}`;
+    try {
+      const body = await reply.json();
+      message = (body.error && (body.error.message || body.error)) || message;
+    } catch {
+      // not JSON
+    }
+    throw new Error(message);
+  }
+  return reply;
+}
+
+function el(tag, attrs = {}, text) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    node.setAttribute(name, value);
+  }
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  return node;
+}
+
+function ago(iso) {
+  if (!iso) {
+    return 'never';
+  }
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (seconds < 60) {
+    return `${seconds}s ago`;
+  }
+  if (seconds < 3600) {
+    return `${Math.round(seconds / 60)}m ago`;
+  }
+  return `${Math.round(seconds / 3600)}h ago`;
+}
+
+/** A sparkline of 0–100 values, with its current reading beside it. */
+function meter(label, values) {
+  const row = el('div', { class: 'meter' });
+  row.append(el('span', {}, label));
+  const svg = document.createElementNS(SVG_NS, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${HISTORY_POINTS - 1} 100`);
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('role', 'img');
+  const recent = values.slice(-HISTORY_POINTS);
+  svg.setAttribute('aria-label', `${label} history, ${recent.length} readings`);
+  const line = document.createElementNS(SVG_NS, 'polyline');
+  const offset = HISTORY_POINTS - recent.length;
+  line.setAttribute(
+    'points',
+    recent.map((value, index) => `${index + offset},${100 - Math.min(100, value)}`).join(' '),
+  );
+  svg.append(line);
+  row.append(svg);
+  const current = recent.at(-1);
+  row.append(
+    el('span', { class: 'value' }, current === undefined ? '–' : `${Math.round(current)}%`),
+  );
+  return row;
+}
+
+function tokensPerSecond(name, stats) {
+  const tokens = stats && stats.tokens && stats.tokens.generationTokens;
+  if (tokens === undefined) {
+    lastTokens.delete(name);
+    return undefined;
+  }
+  const now = Date.now();
+  const previous = lastTokens.get(name);
+  lastTokens.set(name, { at: now, tokens });
+  if (!previous || now <= previous.at || tokens < previous.tokens) {
+    return undefined;
+  }
+  return (tokens - previous.tokens) / ((now - previous.at) / 1000);
+}
+
+function nodeCard(node, stats, statsError) {
+  const card = el('li', { class: 'node', 'data-node': node.name });
+  const head = el('header');
+  head.append(el('h3', {}, node.name));
+  head.append(
+    el('span', { class: `state state-${node.state}`, 'data-field': 'state' }, node.state),
+  );
+  card.append(head);
+
+  const facts = el('dl', { class: 'facts' });
+  const fact = (term, value, field) => {
+    facts.append(el('dt', {}, term));
+    facts.append(el('dd', { 'data-field': field }, value));
+  };
+  fact('Ready', node.ready || (node.state === 'running' ? 'unknown' : '–'), 'ready');
+  fact('Model', node.servedName || node.model || node.wakeableModel || '–', 'model');
+  fact('Last active', ago(node.lastActiveAt), 'last-active');
+  const rate = tokensPerSecond(node.name, stats);
+  fact('Tokens/s', rate === undefined ? '–' : rate.toFixed(1), 'tokens-per-second');
+  if (node.detail) {
+    fact('Problem', node.detail, 'detail');
+  }
+  card.append(facts);
+
+  const history = (stats && stats.history) || [];
+  const cpu = history.filter((s) => s.c !== undefined).map((s) => s.c);
+  const ram = history.filter((s) => s.m !== undefined).map((s) => s.m);
+  if (cpu.length === 0 && stats && stats.cpu) {
+    cpu.push(stats.cpu.utilization);
+  }
+  if (ram.length === 0 && stats && stats.memory && stats.memory.total > 0) {
+    ram.push((stats.memory.used / stats.memory.total) * 100);
+  }
+  if (cpu.length > 0) {
+    card.append(meter('CPU', cpu));
+  }
+  if (ram.length > 0) {
+    card.append(meter('RAM', ram));
+  }
+  const gpuIndexes = new Set();
+  for (const sample of history) {
+    for (const gpu of sample.g || []) {
+      gpuIndexes.add(gpu.i);
+    }
+  }
+  for (const index of gpuIndexes) {
+    const series = history.flatMap((s) => (s.g || []).filter((g) => g.i === index).map((g) => g.u));
+    card.append(meter(`GPU ${index}`, series));
+  }
+  if (statsError) {
+    card.append(el('p', { class: 'hint' }, `readings: ${statsError}`));
+  }
+
+  const actions = el('div', { class: 'row' });
+  const running = node.state === 'running';
+  const button = el(
+    'button',
+    { type: 'button', 'aria-label': `${running ? 'Stop' : 'Start'} ${node.name}` },
+    running ? 'Stop' : 'Start',
+  );
+  button.addEventListener('click', () => control(node.name, running ? 'stop' : 'start', button));
+  actions.append(button);
+  card.append(actions);
+  return card;
+}
+
+async function control(name, action, button) {
+  button.disabled = true;
+  ui.status.textContent = `${action === 'start' ? 'Starting' : 'Stopping'} ${name}…`;
+  try {
+    await call(`/v1/fleet/nodes/${encodeURIComponent(name)}/${action}`, { method: 'POST' });
+    ui.status.textContent = `${name}: ${action === 'start' ? 'started' : 'stopped'}`;
+  } catch (error) {
+    handleError(error, `${name}: could not ${action}: `);
+  }
+  await refresh();
+}
+
+function handleError(error, prefix = '') {
+  if (error instanceof Unauthorized) {
+    signOut('The gateway refused the token; enter it again.');
+    return;
+  }
+  ui.status.textContent = `${prefix}${error.message}`;
+}
+
+async function refreshModels() {
+  const reply = await (await call('/v1/models')).json();
+  const chosen = ui.model.value;
+  const ids = reply.data.map((entry) => entry.id);
+  if (ids.join('\n') === Array.from(ui.model.options, (o) => o.value).join('\n')) {
+    return;
+  }
+  ui.model.replaceChildren(...ids.map((id) => el('option', { value: id }, id)));
+  if (ids.includes(chosen)) {
+    ui.model.value = chosen;
+  }
+}
+
+async function refresh() {
+  clearTimeout(timer);
+  if (!token()) {
+    return;
+  }
+  try {
+    const [fleet, stats] = await Promise.all([
+      call('/v1/fleet').then((r) => r.json()),
+      call('/v1/fleet/stats').then((r) => r.json()),
+    ]);
+    const byName = new Map(stats.nodes.map((entry) => [entry.name, entry]));
+    const focused = document.activeElement && document.activeElement.getAttribute('aria-label');
+    ui.nodes.replaceChildren(
+      ...fleet.nodes.map((node) => {
+        const entry = byName.get(node.name) || {};
+        return nodeCard(node, entry.stats, entry.error);
+      }),
+    );
+    // Keep keyboard focus on the same control across a refresh.
+    if (focused) {
+      const again = Array.from(ui.nodes.querySelectorAll('button')).find(
+        (b) => b.getAttribute('aria-label') === focused,
+      );
+      if (again) {
+        again.focus();
+      }
+    }
+    ui.updated.textContent = `Updated ${new Date().toLocaleTimeString()}`;
+    if (ui.status.textContent === 'Not connected' || ui.status.textContent === 'Connecting…') {
+      ui.status.textContent = `Connected: ${fleet.nodes.length} nodes`;
+    }
+    await refreshModels();
+  } catch (error) {
+    handleError(error);
+  }
+  if (token()) {
+    timer = setTimeout(refresh, REFRESH_MS);
+  }
+}
+
+function showConnected(connected) {
+  ui.login.hidden = connected;
+  ui.fleet.hidden = !connected;
+  ui.chat.hidden = !connected;
+  ui.forget.hidden = !connected;
+}
+
+function signOut(message) {
+  sessionStorage.removeItem(TOKEN_KEY);
+  clearTimeout(timer);
+  showConnected(false);
+  ui.status.textContent = 'Not connected';
+  ui.loginError.textContent = message || '';
+  ui.token.focus();
+}
+
+ui.login.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const value = ui.token.value.trim();
+  if (!value) {
+    ui.loginError.textContent = 'Enter the gateway token.';
+    return;
+  }
+  sessionStorage.setItem(TOKEN_KEY, value);
+  ui.token.value = '';
+  ui.loginError.textContent = '';
+  ui.status.textContent = 'Connecting…';
+  showConnected(true);
+  refresh();
+});
+
+ui.forget.addEventListener('click', () => signOut());
+
+/** Reads an OpenAI-style SSE stream, appending each delta's content to the reply as it arrives. */
+async function streamReply(reply) {
+  const reader = reply.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) {
+      return;
+    }
+    buffered += decoder.decode(value, { stream: true });
+    let end;
+    while ((end = buffered.indexOf('\n\n')) >= 0) {
+      const event = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      for (const line of event.split('\n')) {
+        if (!line.startsWith('data:')) {
+          continue;
+        }
+        const data = line.slice(5).trim();
+        if (data === '[DONE]') {
+          return;
+        }
+        const parsed = JSON.parse(data);
+        if (parsed.error) {
+          throw new Error(parsed.error.message || 'the gateway reported an error');
+        }
+        const choice = parsed.choices && parsed.choices[0];
+        const text = choice && ((choice.delta && choice.delta.content) || choice.text);
+        if (text) {
+          ui.reply.textContent += text;
+        }
+      }
+    }
+  }
+}
+
+ui.chatForm.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  ui.reply.textContent = '';
+  ui.reply.removeAttribute('data-done');
+  ui.chatError.textContent = '';
+  ui.send.disabled = true;
+  ui.cancel.disabled = false;
+  chatAbort = new AbortController();
+  try {
+    const reply = await call('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: ui.model.value,
+        stream: true,
+        max_tokens: Number(ui.maxTokens.value) || 128,
+        messages: [{ role: 'user', content: ui.prompt.value }],
+      }),
+      signal: chatAbort.signal,
+    });
+    await streamReply(reply);
+    ui.reply.setAttribute('data-done', 'true');
+  } catch (error) {
+    if (error.name !== 'AbortError') {
+      if (error instanceof Unauthorized) {
+        handleError(error);
+      } else {
+        ui.chatError.textContent = error.message;
+      }
+    }
+  } finally {
+    ui.send.disabled = false;
+    ui.cancel.disabled = true;
+  }
+});
+
+ui.cancel.addEventListener('click', () => chatAbort && chatAbort.abort());
+
+if (token()) {
+  showConnected(true);
+  ui.status.textContent = 'Connecting…';
+  refresh();
+} else {
+  showConnected(false);
+}
