@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { bearerChecker } from '../core/auth/bearer.ts';
-import { logRequest } from '../core/http/access-log.ts';
+import { logRequest, requestLogged } from '../core/http/access-log.ts';
 import type { Logger } from '../core/logger.ts';
 import { complete, type CompleteDeps, type RequestContext } from './complete.ts';
 import { corsHeaders, type CorsPolicy, preflightHeaders } from './cors.ts';
@@ -144,26 +144,85 @@ function fail(
   sendJson(response, refusal.status, errorBody(refusal), extra);
 }
 
+/**
+ * Where every request ends, answered or not ('close' rather than 'finish': a caller that left
+ * gets its line too). The one place for per-request accounting; the access line's fields are
+ * gathered only when its level is shown (spec §1.6: at the default level a 200 writes nothing).
+ */
+function requestEnded(
+  deps: GatewayDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+): void {
+  const aborted = !response.writableFinished;
+  if (!requestLogged(deps.logger, response.statusCode, aborted)) {
+    return;
+  }
+  logRequest(deps.logger, {
+    method: request.method ?? '',
+    path: request.url ?? '',
+    status: response.statusCode,
+    durationMs: performance.now() - (context.startedAt ?? 0),
+    bytes: request.socket.bytesWritten - (context.bytesBefore ?? 0),
+    remote: request.socket.remoteAddress ?? '',
+    ...(context.model === undefined ? {} : { model: context.model }),
+    ...(context.node === undefined ? {} : { node: context.node }),
+    ...(aborted ? { outcome: 'aborted' as const } : {}),
+  });
+}
+
+/** Everything behind the token: model requests, then the gateway's own endpoints. */
+async function answer(
+  deps: GatewayDeps,
+  authorized: (header: string | undefined) => boolean,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+): Promise<void> {
+  if (!authorized(request.headers.authorization)) {
+    throw new GatewayError(401, 'missing or invalid bearer token');
+  }
+  const url = request.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  // HEAD answers like GET; node:http leaves the body out of a HEAD reply.
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  if (isModelEndpoint(method, path)) {
+    await complete(deps, request, response, context);
+    return;
+  }
+  if (method === 'GET' && path === '/health') {
+    sendJson(response, 200, '{"ok":true}');
+    return;
+  }
+  if (method === 'GET' && path === '/v1/models') {
+    sendJson(response, 200, await models(deps));
+    return;
+  }
+  const id = method === 'GET' ? modelIdOf(path) : undefined;
+  if (id !== undefined) {
+    context.model = id;
+    sendJson(response, 200, await modelEntry(deps, id));
+    return;
+  }
+  if (method === 'GET' && path === '/v1/fleet') {
+    sendJson(response, 200, await topology(deps));
+    return;
+  }
+  throw notServed(request.method, path);
+}
+
 export function buildGateway(deps: GatewayDeps): Server {
   const authorized = bearerChecker(deps.token);
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
-    const started = performance.now();
-    // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
-    const written = request.socket.bytesWritten;
-    const context: RequestContext = {};
-    // 'close' rather than 'finish': a request whose caller left gets its line too.
+    const context: RequestContext = {
+      startedAt: performance.now(),
+      // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
+      bytesBefore: request.socket.bytesWritten,
+    };
     response.once('close', () => {
-      logRequest(deps.logger, {
-        method: request.method ?? '',
-        path: request.url ?? '',
-        status: response.statusCode,
-        durationMs: performance.now() - started,
-        bytes: request.socket.bytesWritten - written,
-        remote: request.socket.remoteAddress ?? '',
-        ...(context.model === undefined ? {} : { model: context.model }),
-        ...(context.node === undefined ? {} : { node: context.node }),
-        ...(response.writableFinished ? {} : { outcome: 'aborted' as const }),
-      });
+      requestEnded(deps, request, response, context);
     });
     const origin = request.headers.origin;
     if (request.method === 'OPTIONS') {
@@ -175,41 +234,12 @@ export function buildGateway(deps: GatewayDeps): Server {
       response.end();
       return;
     }
-    for (const [name, value] of Object.entries(corsHeaders(origin, deps.cors))) {
-      response.setHeader(name, value);
+    if (origin !== undefined) {
+      for (const [name, value] of Object.entries(corsHeaders(origin, deps.cors))) {
+        response.setHeader(name, value);
+      }
     }
-    const handle = async (): Promise<void> => {
-      if (!authorized(request.headers.authorization)) {
-        throw new GatewayError(401, 'missing or invalid bearer token');
-      }
-      const path = (request.url ?? '/').split('?')[0] ?? '/';
-      // HEAD answers like GET; node:http leaves the body out of a HEAD reply.
-      const method = request.method === 'HEAD' ? 'GET' : request.method;
-      if (isModelEndpoint(method, path)) {
-        await complete(deps, request, response, context);
-        return;
-      }
-      if (method === 'GET' && path === '/health') {
-        sendJson(response, 200, '{"ok":true}');
-        return;
-      }
-      if (method === 'GET' && path === '/v1/models') {
-        sendJson(response, 200, await models(deps));
-        return;
-      }
-      const id = method === 'GET' ? modelIdOf(path) : undefined;
-      if (id !== undefined) {
-        context.model = id;
-        sendJson(response, 200, await modelEntry(deps, id));
-        return;
-      }
-      if (method === 'GET' && path === '/v1/fleet') {
-        sendJson(response, 200, await topology(deps));
-        return;
-      }
-      throw notServed(request.method, path);
-    };
-    handle().catch((error: unknown) => {
+    answer(deps, authorized, request, response, context).catch((error: unknown) => {
       fail(deps, request, response, context, error);
     });
   };
