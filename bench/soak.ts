@@ -22,6 +22,8 @@ export interface SoakFigures {
   after: { fds: number; sockets: number; rss: number };
   /** RSS (MiB) after each fifth of the run. */
   checkpoints: number[];
+  /** RSS (MiB) at the start and after each warm-up round of WARM_UP_ROUND requests. */
+  warmUp: { round: number; rss: number[] };
   load: [number, number];
 }
 
@@ -75,6 +77,23 @@ function streamOnce(port: number, ending: Ending): Promise<'ok' | 'hung-up' | 'f
   });
 }
 
+const WARM_UP_ROUND = 1_000;
+const WARM_UP_MAX_ROUNDS = 6;
+
+/**
+ * Whether the warm-up is over, from the RSS read after each round (the first before any): at
+ * least two rounds, then once a round moved the RSS by less than 3%, or after the last round.
+ */
+export function warmedUp(rss: readonly number[]): boolean {
+  const rounds = rss.length - 1;
+  if (rounds < 2) {
+    return false;
+  }
+  const last = rss.at(-1) ?? 0;
+  const previous = rss.at(-2) ?? 0;
+  return rounds >= WARM_UP_MAX_ROUNDS || Math.abs(last / previous - 1) < 0.03;
+}
+
 async function settle(pid: number, baseline: number): Promise<{ fds: number; sockets: number }> {
   // Closed sockets leave the table as their close events run: give them up to 10 s.
   let now = await descriptors(pid);
@@ -112,8 +131,15 @@ export async function benchSoak(
       };
       await Promise.all(Array.from({ length: concurrency }, worker));
     };
-    // Warm-up: the same mix, so pools, caches and the JIT are at their working size.
-    await run(Math.min(1_000, requests / 10), {});
+    // Warm-up: the same mix, in rounds, until the RSS holds (warmedUp): V8 grows its young
+    // generation to its 32 MiB ceiling and sizes its old one only after a few thousand requests
+    // here, and a growth that ends there is the heap reaching its working size, not a leak. The
+    // run's checkpoints then tell a leak (climbing at every fifth) from a heap still settling.
+    const warmUpRss: number[] = [(await memoryMiB(pid)).rss];
+    while (!warmedUp(warmUpRss)) {
+      await run(WARM_UP_ROUND, {});
+      warmUpRss.push((await memoryMiB(pid)).rss);
+    }
     const fdsBefore = await settle(pid, Number.POSITIVE_INFINITY);
     const rssBefore = (await memoryMiB(pid)).rss;
     const counts: Record<string, number> = {};
@@ -135,6 +161,7 @@ export async function benchSoak(
       finished: counts['fin'] ?? 0,
       failed: counts['failed'] ?? 0,
       checkpoints,
+      warmUp: { round: WARM_UP_ROUND, rss: warmUpRss },
       before: { ...fdsBefore, rss: rssBefore },
       after: { ...fdsAfter, rss: (await memoryMiB(pid)).rss },
       load: [loadAtStart, loadavg()[0] ?? Number.NaN],
