@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { FAKE_BIN_DIR, freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   ENGINE_KEY,
   GATEWAY_TOKEN,
@@ -177,12 +178,16 @@ describe('svc gateway with real llama-server nodes', () => {
       await again.text();
     }
 
-    // Past the 2 s status window, so the topology reflects the node as it is now.
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-    const topology = (await (await test.call('/v1/fleet')).json()) as {
-      wake: boolean;
-      nodes: Record<string, unknown>[];
-    };
+    // The background refresh catches up with the node as it is now.
+    const topology = await eventually(
+      async () =>
+        (await (await test.call('/v1/fleet')).json()) as {
+          wake: boolean;
+          nodes: Record<string, unknown>[];
+        },
+      (fleet) => fleet.nodes[0]?.['state'] === 'idle' && fleet.nodes[1]?.['state'] === 'running',
+      'a reported idle and b running',
+    );
     // spec §4.2 rule 6: the file declares no wake, prefer or concurrency, so none ride along.
     expect(topology).not.toHaveProperty('wake');
     expect(topology).not.toHaveProperty('prefer');
@@ -477,10 +482,12 @@ describe('svc gateway with fake engines', () => {
       { name: 'box', svcfile: 'PROVIDER llamacpp\nMODEL org/m\nALIAS m\n', fake: '' },
     ]);
     await test.daemons['box']?.terminate();
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    const topology = (await (await test.call('/v1/fleet')).json()) as {
-      nodes: Record<string, unknown>[];
-    };
+    const topology = await eventually(
+      async () =>
+        (await (await test.call('/v1/fleet')).json()) as { nodes: Record<string, unknown>[] },
+      (fleet) => fleet.nodes[0]?.['state'] === 'unreachable',
+      'node box reported unreachable',
+    );
     expect(topology.nodes[0]).toMatchObject({ name: 'box', kind: 'daemon', state: 'unreachable' });
     expect(String(topology.nodes[0]?.['detail'])).toContain('ECONNREFUSED');
     expect(await (await test.call('/v1/models')).json()).toEqual({ object: 'list', data: [] });
