@@ -39,7 +39,9 @@ export function gatewayReport(bench: GatewayBench, machine: string): string {
       target.cpuPerRequestMs === undefined
         ? '—'
         : `${(target.cpuPerRequestMs * 1000).toFixed(0)} µs`,
-      target.peakRssMiB === undefined ? '—' : `${target.peakRssMiB.toFixed(1)} MiB`,
+      target.peakRssMiB === undefined
+        ? '—'
+        : `${(target.idleRssMiB ?? NaN).toFixed(1)} / ${target.peakRssMiB.toFixed(1)} MiB`,
       isDirect ? ms(target.kbP50) : signed(addedKb(target)),
       isDirect ? ms(target.mbP50) : signed(addedMb(target)),
     ].join(' | ');
@@ -48,11 +50,11 @@ export function gatewayReport(bench: GatewayBench, machine: string): string {
     `Measured ${machine}, load average ${bench.load[0].toFixed(1)} at the start and ${bench.load[1].toFixed(1)} at the end (other work shares this machine);`,
     `${bench.samples} interleaved rounds of one non-streaming request (max_tokens 1) and one streamed request per target, after a warm-up;`,
     `${bench.promptSamples} interleaved rounds of a 1 KB and a 1 MB request; throughput with wrk at concurrency 16 (two 6 s passes, averaged),`,
-    'and each proxy process’s CPU time over those passes divided by the requests it completed; peak RSS is VmHWM at the end.',
+    'and each proxy process’s CPU time over those passes divided by the requests it completed; RSS idle is VmRSS once started, peak is VmHWM at the end.',
     'The same llama-server (tiny model, `--threads-http 32 -lv 1 --threads 1`) behind every path. The 1 KB / 1 MB columns are p50s',
     'for direct and added p50s for the proxies.',
     '',
-    '| path | p50 | p99 | added p50 | TTFB p50 (stream) | added TTFB | req/s @16 | CPU / request | peak RSS | 1 KB | 1 MB |',
+    '| path | p50 | p99 | added p50 | TTFB p50 (stream) | added TTFB | req/s @16 | CPU / request | RSS idle / peak | 1 KB | 1 MB |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...bench.targets.map((target) => `| ${row(target)} |`),
     '',
@@ -64,7 +66,7 @@ export function gatewayReport(bench: GatewayBench, machine: string): string {
     `| throughput at concurrency 16 ≥ 90% of direct | ${(throughput * 100).toFixed(0)}% | ${met(throughput >= 0.9)} |`,
     `| added streamed TTFB ≤ nginx's + 0.3 ms | ${signed(addedTtfb(svc))} vs nginx ${signed(addedTtfb(nginx))} (${signed(ttfbOver)} over) | ${met(ttfbOver <= 0.3)} |`,
     `| CPU per request ≤ 0.7× the naive proxy's | ${cpuRatio.toFixed(2)}× (${((svc?.cpuPerRequestMs ?? NaN) * 1000).toFixed(0)} µs vs ${((naive?.cpuPerRequestMs ?? NaN) * 1000).toFixed(0)} µs) | ${met(cpuRatio <= 0.7)} |`,
-    `| peak RSS < 80 MB | ${peak.toFixed(1)} MiB | ${met(peak * 1.048576 < 80)} |`,
+    `| peak RSS < 80 MB | ${peak.toFixed(1)} MiB (idle ${(svc?.idleRssMiB ?? NaN).toFixed(1)} MiB; the naive proxy ${(naive?.peakRssMiB ?? NaN).toFixed(1)} MiB) | ${met(peak * 1.048576 < 80)} |`,
     `| 1 MB prompt's added latency ≤ 2× a 1 KB prompt's | ${promptRatio.toFixed(2)}× (${signed(addedMb(svc))} vs ${signed(addedKb(svc))}) | ${met(promptRatio <= 2)} |`,
   ].join('\n');
 }

@@ -23,6 +23,8 @@ export interface TargetFigures {
   /** Process CPU time per request under wrk, in ms (undefined for direct). */
   cpuPerRequestMs?: number;
   peakRssMiB?: number;
+  /** RSS once started, before any request: what the process costs before its load does. */
+  idleRssMiB?: number;
   /** p50 of a request carrying a 1 KB and a 1 MB prompt. */
   kbP50: number;
   mbP50: number;
@@ -128,6 +130,12 @@ export async function benchGateway(
   const paths = await startBenchPaths(repoRoot, model);
   try {
     const { targets } = paths;
+    const idle = new Map<string, number>();
+    for (const target of targets) {
+      if (target.pid !== 0) {
+        idle.set(target.name, (await memoryMiB(target.pid)).rss);
+      }
+    }
     const pools = new Map(
       targets.map((target) => [
         target.name,
@@ -182,6 +190,7 @@ export async function benchGateway(
         mbP50: percentile(mb.get(target.name) ?? [], 50),
         ...(target.pid === 0 ? {} : { cpuPerRequestMs: cpuMs / requests }),
         ...(memory === undefined ? {} : { peakRssMiB: memory.peak }),
+        ...(idle.has(target.name) ? { idleRssMiB: idle.get(target.name) ?? NaN } : {}),
       });
     }
     return { samples, promptSamples, targets: figures, load: [loadAtStart, loadavg()[0] ?? NaN] };
