@@ -43,14 +43,27 @@ class FakeResponse extends EventEmitter {
   }
 }
 
+/**
+ * The handler calls undici's core makes (lib/core/request.js). Its types mark these names
+ * deprecated in favour of onRequestStart/onResponse*, yet undici 7 still drives every handler
+ * through them, adapting a new-style one on each call (upstream-reply.ts implements them).
+ */
+interface CoreCalls {
+  onConnect(abort: (reason?: Error) => void): void;
+  onHeaders(status: number, raw: Buffer[], resume: () => void, text: string): boolean;
+  onData(chunk: Buffer): boolean;
+  onComplete(trailers: Buffer[]): void;
+  onError(error: Error): void;
+}
+
 /** Each dispatch hands the handler to the script, which plays the engine's side. */
-function scripted(...attempts: ((handler: Dispatcher.DispatchHandler) => void)[]): {
+function scripted(...attempts: ((handler: CoreCalls) => void)[]): {
   dispatcher: Dispatcher;
   calls: () => number;
 } {
   let calls = 0;
   const dispatcher = {
-    dispatch: (_options: unknown, handler: Dispatcher.DispatchHandler) => {
+    dispatch: (_options: unknown, handler: CoreCalls) => {
       const attempt = attempts[calls];
       calls += 1;
       queueMicrotask(() => attempt?.(handler));
@@ -70,9 +83,9 @@ function relay(outgoing: FakeResponse, dispatcher: Dispatcher): UpstreamReply {
 }
 
 const socketClosed = (): Error => new errors.SocketError('other side closed');
-const answer = (handler: Dispatcher.DispatchHandler): void => {
-  handler.onConnect?.(() => undefined);
-  handler.onHeaders?.(
+const answer = (handler: CoreCalls): void => {
+  handler.onConnect(() => undefined);
+  handler.onHeaders(
     200,
     [
       Buffer.from('Content-Type'),
@@ -83,14 +96,14 @@ const answer = (handler: Dispatcher.DispatchHandler): void => {
     () => undefined,
     'OK',
   );
-  handler.onData?.(Buffer.from('data: 1\n\n'));
-  handler.onComplete?.([]);
+  handler.onData(Buffer.from('data: 1\n\n'));
+  handler.onComplete([]);
 };
 
 describe('UpstreamReply', () => {
   it('sends once more when the kept connection had closed before any reply byte', async () => {
     const outgoing = new FakeResponse();
-    const { dispatcher, calls } = scripted((handler) => handler.onError?.(socketClosed()), answer);
+    const { dispatcher, calls } = scripted((handler) => handler.onError(socketClosed()), answer);
     expect(await relay(outgoing, dispatcher).start()).toBeUndefined();
     expect(calls()).toBe(2);
     expect(outgoing.status).toBe(200);
@@ -101,7 +114,7 @@ describe('UpstreamReply', () => {
 
   it('sends at most once more, then refuses naming the node', async () => {
     const outgoing = new FakeResponse();
-    const fail = (handler: Dispatcher.DispatchHandler): void => handler.onError?.(socketClosed());
+    const fail = (handler: CoreCalls): void => handler.onError(socketClosed());
     const { dispatcher, calls } = scripted(fail, fail, fail);
     const refusal = await relay(outgoing, dispatcher).start();
     expect(calls()).toBe(2);
@@ -113,8 +126,8 @@ describe('UpstreamReply', () => {
   it('never resends once the reply began: the caller sees what was sent end', async () => {
     const outgoing = new FakeResponse();
     const { dispatcher, calls } = scripted((handler) => {
-      handler.onHeaders?.(200, [], () => undefined, 'OK');
-      handler.onError?.(socketClosed());
+      handler.onHeaders(200, [], () => undefined, 'OK');
+      handler.onError(socketClosed());
     });
     expect(await relay(outgoing, dispatcher).start()).toBeUndefined();
     expect(calls()).toBe(1);
@@ -127,10 +140,10 @@ describe('UpstreamReply', () => {
     let resumed = 0;
     let paused: boolean | undefined;
     const { dispatcher } = scripted((handler) => {
-      handler.onHeaders?.(200, [], () => (resumed += 1), 'OK');
-      paused = handler.onData?.(Buffer.from('x')) === false;
+      handler.onHeaders(200, [], () => (resumed += 1), 'OK');
+      paused = !handler.onData(Buffer.from('x'));
       outgoing.emit('drain');
-      handler.onComplete?.([]);
+      handler.onComplete([]);
     });
     await relay(outgoing, dispatcher).start();
     expect(paused).toBe(true);
@@ -141,11 +154,11 @@ describe('UpstreamReply', () => {
     const outgoing = new FakeResponse();
     let aborted: Error | undefined;
     const { dispatcher } = scripted((handler) => {
-      handler.onConnect?.((reason) => {
+      handler.onConnect((reason) => {
         aborted = reason;
-        handler.onError?.(reason ?? new Error('aborted'));
+        handler.onError(reason ?? new Error('aborted'));
       });
-      handler.onHeaders?.(200, [], () => undefined, 'OK');
+      handler.onHeaders(200, [], () => undefined, 'OK');
       outgoing.emit('close');
     });
     expect(await relay(outgoing, dispatcher).start()).toBeUndefined();

@@ -7,6 +7,11 @@
  * A request whose connection dies before any reply byte arrived is sent once more: llama-server
  * closes a kept connection after a streamed reply without saying so, and reusing connections
  * (instead of opening one per stream) is worth one resend, as nginx's `proxy_next_upstream` does.
+ *
+ * The handler methods are the ones undici's types mark deprecated (onConnect, onHeaders, onData,
+ * onComplete, onError): undici 7's core still calls exactly these, and wraps a handler written
+ * to the newer onRequestStart/onResponse* names in an adapter that parses every reply's headers
+ * into an object, the cost this relay exists to avoid.
  */
 import type { ServerResponse } from 'node:http';
 
