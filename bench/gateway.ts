@@ -1,30 +1,41 @@
 /**
- * What the gateway adds to a request (issue 7 targets), measured in one run against the same real
- * llama-server on 127.0.0.1: direct, nginx (one worker, proxy_buffering off, keep-alive upstream)
- * as the reference proxy, a naive Node proxy (bench/naive-proxy.mjs) as the Node floor, and the
- * gateway in front of a daemon. Targets are interleaved so drift on the machine hits all alike.
+ * What the gateway adds to a request, measured in one run against the same real llama-server on
+ * 127.0.0.1 (bench/gateway-paths.ts): direct, nginx as the reference proxy, a naive Node proxy as
+ * the Node floor, and the gateway in front of a daemon. Targets are interleaved so drift on the
+ * machine hits all alike; CPU time per request and peak memory come from /proc.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 
 import { Pool } from 'undici';
 
-import { freePort, spawned, stopChildren, waitForLine } from './support.ts';
+import { type PathTarget, startBenchPaths } from './gateway-paths.ts';
+import { cpuTimeMs, memoryMiB } from './proc-stats.ts';
 
 export interface TargetFigures {
   name: string;
   p50: number;
   p99: number;
   ttfbP50: number;
-  rps?: number;
+  rps: number;
+  /** Process CPU time per request under wrk, in ms (undefined for direct). */
+  cpuPerRequestMs?: number;
+  peakRssMiB?: number;
+  /** RSS once started, before any request: what the process costs before its load does. */
+  idleRssMiB?: number;
+  /** p50 of a request carrying a 1 KB and a 1 MB prompt. */
+  kbP50: number;
+  mbP50: number;
 }
 
 export interface GatewayBench {
   targets: TargetFigures[];
-  gatewayRssMiB: number;
   samples: number;
+  promptSamples: number;
+  /** Load average (1 min) at the start and the end of the run: other work shares the machine. */
+  load: [number, number];
 }
 
 function percentile(values: number[], p: number): number {
@@ -32,40 +43,36 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-async function waitHealthy(url: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    try {
-      const reply = await fetch(url);
-      if (reply.status === 200) {
-        return;
-      }
-    } catch {
-      // not yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${url} never became healthy`);
+function chat(extra: Record<string, unknown>, content = 'hi'): string {
+  return JSON.stringify({
+    model: 'tiny',
+    messages: [{ role: 'user', content }],
+    max_tokens: 1,
+    ...extra,
+  });
 }
 
-const BODY = JSON.stringify({
-  model: 'tiny',
-  messages: [{ role: 'user', content: 'hi' }],
-  max_tokens: 1,
-});
-const STREAM_BODY = JSON.stringify({
-  model: 'tiny',
-  messages: [{ role: 'user', content: 'hi' }],
-  max_tokens: 4,
-  stream: true,
-});
+const BODY = chat({});
+const STREAM_BODY = chat({ max_tokens: 4, stream: true });
+/**
+ * The prompt-size pair: the same request with 1 KB and with 1 MB of text the engine must receive
+ * and parse. The text rides in a field llama-server ignores, so what differs between the two is
+ * what each proxy does with the bytes, not the engine's tokenizer (which would swamp it).
+ */
+const KB_BODY = chat({ user: 'x'.repeat(1024) });
+const MB_BODY = chat({ user: 'lorem ipsum dolor sit amet, '.repeat(37_450) });
 
-async function timeOne(pool: Pool, streaming: boolean): Promise<{ total: number; ttfb: number }> {
+async function timeOne(
+  pool: Pool,
+  body: string,
+  streaming: boolean,
+): Promise<{ total: number; ttfb: number }> {
   const started = performance.now();
   const reply = await pool.request({
     path: '/v1/chat/completions',
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: streaming ? STREAM_BODY : BODY,
+    body,
     reset: streaming,
   });
   let ttfb = 0;
@@ -80,197 +87,114 @@ async function timeOne(pool: Pool, streaming: boolean): Promise<{ total: number;
   return { total: performance.now() - started, ttfb };
 }
 
-function wrk(url: string, seconds: number, luaPath: string): number {
+/** wrk at concurrency 16; the proxy's CPU time over the pass, per request it completed. */
+async function wrk(
+  target: PathTarget,
+  seconds: number,
+  luaPath: string,
+): Promise<{ rps: number; cpuMs: number; requests: number }> {
+  const cpuBefore = target.pid === 0 ? 0 : await cpuTimeMs(target.pid);
   const output = execFileSync(
     'wrk',
-    ['-t2', '-c16', `-d${seconds}s`, '-s', luaPath, `${url}/v1/chat/completions`],
-    {
-      encoding: 'utf8',
-    },
+    ['-t2', '-c16', `-d${seconds}s`, '-s', luaPath, `${target.url}/v1/chat/completions`],
+    { encoding: 'utf8' },
   );
-  return Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN);
+  const cpuMs = target.pid === 0 ? 0 : (await cpuTimeMs(target.pid)) - cpuBefore;
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN),
+    requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? Number.NaN),
+    cpuMs,
+  };
+}
+
+/** Each round visits every target, in an order that rotates, so drift hits all alike. */
+async function interleave(
+  targets: readonly PathTarget[],
+  rounds: number,
+  visit: (target: PathTarget, round: number) => Promise<void>,
+): Promise<void> {
+  for (let round = 0; round < rounds; round += 1) {
+    for (let index = 0; index < targets.length; index += 1) {
+      await visit(targets[(index + round) % targets.length] as PathTarget, round);
+    }
+  }
 }
 
 export async function benchGateway(
   repoRoot: string,
   model: string,
   samples = 400,
+  promptSamples = 100,
 ): Promise<GatewayBench> {
-  const work = await mkdtemp(join(tmpdir(), 'svc-gwbench-'));
-  const children: ChildProcess[] = [];
-  const env = {
-    ...process.env,
-    PATH: `${join(repoRoot, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`,
-    SVC_LOG_LEVEL: 'warn',
-  };
-  const cli = join(repoRoot, 'dist', 'cli.js');
+  const loadAtStart = loadavg()[0] ?? Number.NaN;
+  const paths = await startBenchPaths(repoRoot, model);
   try {
-    // The daemon runs the engine, as a fleet node would.
-    const daemon = spawn(process.execPath, [cli, 'daemon', '--api-addr', '127.0.0.1:0'], {
-      env: { ...env, SVC_CONFIG_DIR: join(work, 'node') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(daemon);
-    const [, daemonUrl = ''] = await waitForLine(daemon, /listening on (http:\/\/\S+)/);
-    const enginePort = await freePort();
-    const started = await fetch(`${daemonUrl}/v1/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        runner: 'llamacpp',
-        modelId: model,
-        servedModelName: 'tiny',
-        serveArgs: [
-          '--host',
-          '127.0.0.1',
-          '--port',
-          String(enginePort),
-          '--threads-http',
-          '32',
-          '-lv',
-          '1',
-          // llama.cpp's compute threads spin; on a 2-core machine two of them starve the proxies.
-          '--threads',
-          '1',
-        ],
-      }),
-    });
-    if (started.status !== 200) {
-      throw new Error(`engine start failed: ${await started.text()}`);
+    const { targets } = paths;
+    const idle = new Map<string, number>();
+    for (const target of targets) {
+      if (target.pid !== 0) {
+        idle.set(target.name, (await memoryMiB(target.pid)).rss);
+      }
     }
-    const direct = `http://127.0.0.1:${enginePort}`;
-    await waitHealthy(`${direct}/health`);
-
-    await writeFile(
-      join(work, 'fleet.yaml'),
-      `nodes:\n  - name: bench\n    host: 127.0.0.1\n    port: ${new URL(daemonUrl).port}\n    engine: {host: 127.0.0.1}\n`,
-    );
-    const gateway = spawn(
-      process.execPath,
-      [cli, 'gateway', '--listen', '127.0.0.1:0', '-f', join(work, 'fleet.yaml')],
-      {
-        env: { ...env, SVC_CONFIG_DIR: join(work, 'gateway'), SVC_API_TOKEN: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    children.push(gateway);
-    const [, gatewayUrl = ''] = await waitForLine(gateway, /listening on (http:\/\/\S+)/);
-    // BENCH_GATEWAY_BASELINE=<another build's dist/cli.js> adds that gateway as one more target,
-    // interleaved with this one: a before/after that one shared-machine run can compare.
-    const baselineCli = process.env['BENCH_GATEWAY_BASELINE'];
-    let baselineUrl: string | undefined;
-    if (baselineCli !== undefined && baselineCli !== '') {
-      const baseline = spawn(
-        process.execPath,
-        [baselineCli, 'gateway', '--listen', '127.0.0.1:0', '-f', join(work, 'fleet.yaml')],
-        {
-          env: { ...env, SVC_CONFIG_DIR: join(work, 'baseline'), SVC_API_TOKEN: '' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      children.push(baseline);
-      [, baselineUrl = ''] = await waitForLine(baseline, /listening on (http:\/\/\S+)/);
-    }
-
-    const naive = spawn(process.execPath, [join(repoRoot, 'bench', 'naive-proxy.mjs'), direct], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(naive);
-    const [, naivePort = ''] = await waitForLine(naive, /naive proxy on (\d+)/);
-
-    const nginxPort = await freePort();
-    await writeFile(
-      join(work, 'nginx.conf'),
-      [
-        'worker_processes 1;',
-        'daemon off;',
-        `pid ${join(work, 'nginx.pid')};`,
-        `error_log ${join(work, 'nginx-error.log')} warn;`,
-        'events { worker_connections 1024; }',
-        'http {',
-        '  access_log off;',
-        `  client_body_temp_path ${work}/nginx-body; proxy_temp_path ${work}/nginx-proxy;`,
-        `  fastcgi_temp_path ${work}/nginx-f; uwsgi_temp_path ${work}/nginx-u; scgi_temp_path ${work}/nginx-s;`,
-        `  upstream engine { server 127.0.0.1:${enginePort}; keepalive 32; }`,
-        `  server { listen 127.0.0.1:${nginxPort};`,
-        '    location / { proxy_pass http://engine; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_buffering off; }',
-        '  }',
-        '}',
-      ].join('\n'),
-    );
-    const nginx = spawn('nginx', ['-c', join(work, 'nginx.conf'), '-p', work], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(nginx);
-    await spawned(nginx, 'the nginx anchor needs nginx on PATH (apt-get install nginx)');
-    const nginxUrl = `http://127.0.0.1:${nginxPort}`;
-
-    const targets = [
-      { name: 'direct', url: direct },
-      { name: 'nginx', url: nginxUrl },
-      { name: 'naive Node proxy', url: `http://127.0.0.1:${naivePort}` },
-      { name: 'svc gateway', url: gatewayUrl },
-      ...(baselineUrl === undefined ? [] : [{ name: 'svc gateway (baseline)', url: baselineUrl }]),
-    ];
-    await waitHealthy(`${nginxUrl}/health`);
     const pools = new Map(
       targets.map((target) => [
         target.name,
         new Pool(target.url, { connections: 1, keepAliveTimeout: 4_000 }),
       ]),
     );
-    const totals = new Map(targets.map((target) => [target.name, [] as number[]]));
-    const ttfbs = new Map(targets.map((target) => [target.name, [] as number[]]));
+    const pool = (target: PathTarget): Pool => pools.get(target.name) as Pool;
+    const series = (): Map<string, number[]> =>
+      new Map(targets.map((target) => [target.name, [] as number[]]));
+    const totals = series();
+    const ttfbs = series();
+    const kb = series();
+    const mb = series();
 
-    // Warm up every path, then interleave: each round visits every target in a rotating order.
-    for (let round = 0; round < 50; round += 1) {
-      for (const target of targets) {
-        await timeOne(pools.get(target.name) as Pool, round % 2 === 0);
-      }
-    }
-    for (let round = 0; round < samples; round += 1) {
-      const order = targets.map((_, index) => targets[(index + round) % targets.length]);
-      for (const target of order) {
-        if (target === undefined) {
-          continue;
-        }
-        const pool = pools.get(target.name) as Pool;
-        totals.get(target.name)?.push((await timeOne(pool, false)).total);
-        ttfbs.get(target.name)?.push((await timeOne(pool, true)).ttfb);
-      }
-    }
-    await Promise.all([...pools.values()].map((pool) => pool.close()));
+    await interleave(targets, 50, async (target, round) => {
+      await timeOne(pool(target), round % 2 === 0 ? BODY : STREAM_BODY, round % 2 === 1);
+    });
+    await interleave(targets, samples, async (target) => {
+      totals.get(target.name)?.push((await timeOne(pool(target), BODY, false)).total);
+      ttfbs.get(target.name)?.push((await timeOne(pool(target), STREAM_BODY, true)).ttfb);
+    });
+    await interleave(targets, promptSamples, async (target) => {
+      kb.get(target.name)?.push((await timeOne(pool(target), KB_BODY, false)).total);
+      mb.get(target.name)?.push((await timeOne(pool(target), MB_BODY, false)).total);
+    });
+    await Promise.all([...pools.values()].map((each) => each.close()));
 
-    const lua = join(work, 'post.lua');
+    const lua = join(paths.work, 'post.lua');
     await writeFile(
       lua,
       `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '${BODY}'\n`,
     );
-    const rps = new Map<string, number[]>();
+    const passes = new Map<string, { rps: number; cpuMs: number; requests: number }[]>();
     for (let pass = 0; pass < 2; pass += 1) {
       for (const target of pass === 0 ? targets : [...targets].reverse()) {
-        rps.set(target.name, [...(rps.get(target.name) ?? []), wrk(target.url, 6, lua)]);
+        passes.set(target.name, [...(passes.get(target.name) ?? []), await wrk(target, 6, lua)]);
       }
     }
-
-    const status = await readFile(`/proc/${gateway.pid ?? 0}/status`, 'utf8');
-    const gatewayRssMiB = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-    return {
-      samples,
-      gatewayRssMiB,
-      targets: targets.map((target) => {
-        const runs = rps.get(target.name) ?? [];
-        return {
-          name: target.name,
-          p50: percentile(totals.get(target.name) ?? [], 50),
-          p99: percentile(totals.get(target.name) ?? [], 99),
-          ttfbP50: percentile(ttfbs.get(target.name) ?? [], 50),
-          rps: runs.reduce((a, b) => a + b, 0) / Math.max(1, runs.length),
-        };
-      }),
-    };
+    const figures: TargetFigures[] = [];
+    for (const target of targets) {
+      const runs = passes.get(target.name) ?? [];
+      const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+      const cpuMs = runs.reduce((sum, run) => sum + run.cpuMs, 0);
+      const memory = target.pid === 0 ? undefined : await memoryMiB(target.pid);
+      figures.push({
+        name: target.name,
+        p50: percentile(totals.get(target.name) ?? [], 50),
+        p99: percentile(totals.get(target.name) ?? [], 99),
+        ttfbP50: percentile(ttfbs.get(target.name) ?? [], 50),
+        rps: runs.reduce((sum, run) => sum + run.rps, 0) / Math.max(1, runs.length),
+        kbP50: percentile(kb.get(target.name) ?? [], 50),
+        mbP50: percentile(mb.get(target.name) ?? [], 50),
+        ...(target.pid === 0 ? {} : { cpuPerRequestMs: cpuMs / requests }),
+        ...(memory === undefined ? {} : { peakRssMiB: memory.peak }),
+        ...(idle.has(target.name) ? { idleRssMiB: idle.get(target.name) ?? NaN } : {}),
+      });
+    }
+    return { samples, promptSamples, targets: figures, load: [loadAtStart, loadavg()[0] ?? NaN] };
   } finally {
-    await stopChildren(children);
-    await rm(work, { recursive: true, force: true });
+    await paths.close();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs each benchmark and rewrites its section of docs/benchmarks.md, between
  * `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so the page always shows the last run.
- * BENCH_ONLY=startup|sampler|gateway|wake|fleet runs one section and leaves the others' figures as
+ * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet runs one section and leaves the others' figures as
  * they are.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -12,8 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { writeTinyModel } from '../test/support/tiny-model.ts';
 import { benchFleet, type FleetFigures } from './fleet.ts';
 import { benchGateway } from './gateway.ts';
+import { gatewayReport } from './gateway-report.ts';
 import { benchRecordCost } from './metrics-record.ts';
 import { benchSamplerCost } from './sampler-cost.ts';
+import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
 import { benchWake } from './wake.ts';
 
@@ -74,46 +76,40 @@ async function gatewaySection(model: string): Promise<string> {
     repoRoot,
     model,
     Number(process.env['BENCH_GATEWAY_SAMPLES'] ?? 400),
+    Number(process.env['BENCH_PROMPT_SAMPLES'] ?? 100),
   );
   const record = benchRecordCost();
   const byName = new Map(gateway.targets.map((target) => [target.name, target]));
-  const direct = byName.get('direct');
-  const naive = byName.get('naive Node proxy');
-  const svc = byName.get('svc gateway');
-  const added = (target: { p50: number } | undefined): number =>
-    (target?.p50 ?? NaN) - (direct?.p50 ?? NaN);
-  const addedTtfb = (target: { ttfbP50: number } | undefined): number =>
-    (target?.ttfbP50 ?? NaN) - (direct?.ttfbP50 ?? NaN);
-  const ratio = added(svc) / added(naive);
-  const throughput = (svc?.rps ?? NaN) / (direct?.rps ?? NaN);
-  const ttfbGap = addedTtfb(svc) - addedTtfb(naive);
+  const added = (byName.get('svc gateway')?.p50 ?? NaN) - (byName.get('direct')?.p50 ?? NaN);
   return [
-    `Measured ${machine()}; ${gateway.samples} interleaved rounds of one non-streaming request (max_tokens 1) and one`,
-    'streamed request per target, after a warm-up; throughput with wrk at concurrency 16 (two 6 s passes, averaged).',
-    'The same llama-server (tiny model, `--threads-http 32 -lv 1 --threads 1`) behind every path.',
-    `Load average ${loadavg()[0]?.toFixed(1) ?? '?'} at the end (other work shares this machine).`,
-    ...(byName.has('svc gateway (baseline)')
-      ? [
-          '"svc gateway (baseline)" is another build (`BENCH_GATEWAY_BASELINE`), interleaved with this one.',
-        ]
-      : []),
-    '',
-    '| path | p50 | p99 | added p50 | TTFB p50 (stream) | added TTFB | req/s @16 |',
-    '|---|---|---|---|---|---|---|',
-    ...gateway.targets.map(
-      (target) =>
-        `| ${target.name} | ${ms(target.p50)} | ${ms(target.p99)} | ${target.name === 'direct' ? '—' : `+${ms(added(target))}`} | ${ms(target.ttfbP50)} | ${target.name === 'direct' ? '—' : `+${ms(addedTtfb(target))}`} | ${(target.rps ?? NaN).toFixed(0)} |`,
-    ),
-    '',
-    '| target | measured | verdict |',
-    '|---|---|---|',
-    `| gateway added p50 ≤ 1.2× naive proxy's | ${ratio.toFixed(2)}× (+${ms(added(svc))} vs +${ms(added(naive))}) | ${met(ratio <= 1.2)} |`,
-    `| gateway throughput ≥ 65% of direct | ${(throughput * 100).toFixed(0)}% | ${met(throughput >= 0.65)} |`,
-    `| added streamed TTFB within 0.5 ms of naive | ${ttfbGap >= 0 ? '+' : ''}${ms(ttfbGap)} | ${met(ttfbGap <= 0.5)} |`,
-    `| gateway RSS < 120 MB | ${gateway.gatewayRssMiB.toFixed(1)} MiB | ${met(gateway.gatewayRssMiB < 120)} |`,
+    gatewayReport(gateway, machine()),
     '',
     `The gateway's metrics cost each request one record() call (bench/metrics-record.ts): ${(record.nsPerCall / 1000).toFixed(2)} µs of CPU`,
-    `time per call, median of ${record.batches} batches (${record.calls.toLocaleString('en')} calls), ${((record.nsPerCall / 1e6 / added(svc)) * 100).toFixed(2)}% of the gateway's added p50 above.`,
+    `time per call, median of ${record.batches} batches (${record.calls.toLocaleString('en')} calls), ${((record.nsPerCall / 1e6 / added) * 100).toFixed(2)}% of the gateway's added p50 above.`,
+  ].join('\n');
+}
+
+async function soakSection(model: string): Promise<string> {
+  const soak = await benchSoak(
+    repoRoot,
+    model,
+    Number(process.env['BENCH_SOAK_REQUESTS'] ?? 10_000),
+  );
+  const growth = soak.after.rss / soak.before.rss - 1;
+  const back = soak.after.fds <= soak.before.fds && soak.after.sockets <= soak.before.sockets;
+  return [
+    `Measured ${machine()}, load average ${soak.load[0].toFixed(1)} at the start and ${soak.load[1].toFixed(1)} at the end:`,
+    `${soak.requests.toLocaleString('en')} streamed requests (max_tokens 8) through the gateway to the real llama-server, ${soak.concurrency} at a time,`,
+    'each on its own connection; every fifth caller hangs up after the first event, alternately with a TCP reset and a FIN.',
+    `Before = after a warm-up of the same mix in rounds of ${soak.warmUp.round.toLocaleString('en')} until a round moved the RSS by less than 3%`,
+    `(RSS ${soak.warmUp.rss.map((rss) => rss.toFixed(1)).join(' → ')} MiB); after = once the run is over and closed connections have left.`,
+    '',
+    '| figure | before | after | target |',
+    '|---|---|---|---|',
+    `| gateway descriptors (sockets) | ${soak.before.fds} (${soak.before.sockets}) | ${soak.after.fds} (${soak.after.sockets}) | back to before (${met(back)}) |`,
+    `| gateway RSS | ${soak.before.rss.toFixed(1)} MiB | ${soak.after.rss.toFixed(1)} MiB (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)}%) | < +10% (${met(growth < 0.1)}) |`,
+    `| gateway RSS after each fifth of the run | | ${soak.checkpoints.map((rss) => rss.toFixed(1)).join(', ')} MiB | |`,
+    `| requests completed / reset / FIN / failed | | ${soak.completed} / ${soak.reset} / ${soak.finished} / ${soak.failed} in ${soak.seconds.toFixed(0)} s | none failed (${met(soak.failed === 0)}) |`,
   ].join('\n');
 }
 
@@ -192,6 +188,7 @@ const sections: [string, () => string | Promise<string>][] = [
   ['startup', startupSection],
   ['sampler', () => samplerSection(model)],
   ['gateway', () => gatewaySection(model)],
+  ['soak', () => soakSection(model)],
   ['wake', () => wakeSection(model)],
   ['fleet', fleetSection],
 ];

@@ -2,12 +2,13 @@
  * The gateway's HTTP surface (spec §4.2) on node:http directly: the hot path is one auth check,
  * one JSON parse for the model, a routing decision from cached node state, and a streaming
  * proxy, with nothing else in between (a framework's per-request work does not fit the latency
- * budget). Preflights answer without the token (GUIDE D22); everything else is behind it.
+ * budget). Preflights answer without the token (GUIDE D22), and so do the fleet page's files,
+ * which hold no data; everything else is behind it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { bearerChecker } from '../core/auth/bearer.ts';
-import { logRequest } from '../core/http/access-log.ts';
+import { logRequest, requestLogged } from '../core/http/access-log.ts';
 import type { Logger } from '../core/logger.ts';
 import { wantsOpenMetrics } from '../core/metrics/exposition.ts';
 import { complete, type CompleteDeps, type RequestContext } from './complete.ts';
@@ -16,10 +17,9 @@ import { controlNode, fleetStats, nodeActionOf, type NodeControlClient } from '.
 import type { PageAsset } from './fleet-page.ts';
 import { errorBody, errorHeaders, GatewayError } from './gateway-error.ts';
 import { type GatewayMetrics, routeOf } from './gateway-metrics.ts';
-import { listModels, modelIdOf, modelReply, modelsReply } from './model-endpoints.ts';
-import type { ModelEntry } from './models-list.ts';
-import type { NodeSnapshot } from './node-snapshots.ts';
+import { modelIdOf } from './model-endpoints.ts';
 import { isModelEndpoint, notServed } from './request-target.ts';
+import { modelEntry, models, topology } from './snapshot-replies.ts';
 import { sseError } from './wake-progress.ts';
 
 export interface GatewayDeps extends CompleteDeps {
@@ -36,6 +36,14 @@ export interface GatewayDeps extends CompleteDeps {
   readonly nodes: NodeControlClient;
 }
 
+/** The request's path and method as routed: no query, and HEAD answered like GET. */
+interface Target {
+  readonly path: string;
+  readonly method: string | undefined;
+  /** One of the fleet page's files (served without the token). */
+  readonly asset: PageAsset | undefined;
+}
+
 function sendJson(
   response: ServerResponse,
   status: number,
@@ -48,76 +56,6 @@ function sendJson(
     'content-length': Buffer.byteLength(body),
   });
   response.end(body);
-}
-
-/** The `/v1/models` entries for one set of kept snapshots, computed once per set. */
-function entriesFor(
-  deps: GatewayDeps,
-  snapshots: readonly NodeSnapshot[],
-): Promise<readonly ModelEntry[]> {
-  return deps.view.reply('model-entries', snapshots, (current) =>
-    listModels(current, (node) => deps.view.wakeableModel(node), {
-      now: Date.now(),
-      startedAt: deps.startedAt,
-    }),
-  );
-}
-
-/** `/v1/models/{id}`: one entry from the same kept snapshots as the list. */
-async function modelEntry(deps: GatewayDeps, id: string): Promise<string> {
-  return modelReply(await entriesFor(deps, await deps.view.all()), id);
-}
-
-/** The `/v1/models` body, serialised once per set of snapshots and reused while it holds. */
-async function models(deps: GatewayDeps): Promise<string> {
-  const snapshots = await deps.view.all();
-  return deps.view.reply('models', snapshots, async (current) =>
-    modelsReply(await entriesFor(deps, current)),
-  );
-}
-
-async function topology(deps: GatewayDeps): Promise<string> {
-  const snapshots = await deps.view.all();
-  return deps.view.reply('fleet', snapshots, (current) => fleetReply(deps, current));
-}
-
-async function fleetReply(deps: GatewayDeps, snapshots: readonly NodeSnapshot[]): Promise<string> {
-  const { fleet } = deps.view;
-  const nodes = await Promise.all(
-    snapshots.map(async (snapshot) => {
-      const base = {
-        name: snapshot.node.name,
-        kind: snapshot.node.kind,
-        ...(snapshot.node.tags ? { tags: snapshot.node.tags } : {}),
-      };
-      if (!snapshot.ok) {
-        return { ...base, state: snapshot.outcome, detail: snapshot.detail };
-      }
-      const { status } = snapshot;
-      const wakeable =
-        status.state === 'running' ? undefined : await deps.view.wakeableModel(snapshot.node);
-      return {
-        ...base,
-        state: status.state,
-        ...(status.model === undefined ? {} : { model: status.model }),
-        ...(status.servedName === undefined ? {} : { servedName: status.servedName }),
-        ...(status.ready === undefined ? {} : { ready: status.ready }),
-        ...(status.lastActiveAt === undefined ? {} : { lastActiveAt: status.lastActiveAt }),
-        // spec §2.4: a remote environment's retention deadline, only while in the future.
-        ...(status.retainUntil !== undefined && Date.parse(status.retainUntil) > Date.now()
-          ? { retainUntil: status.retainUntil }
-          : {}),
-        ...(wakeable === undefined ? {} : { wakeableModel: wakeable }),
-      };
-    }),
-  );
-  return JSON.stringify({
-    // spec §4.2 rule 6: the file's settings ride along, each absent where the file declares none.
-    ...(fleet.wake === undefined ? {} : { wake: fleet.wake === 'on' }),
-    ...(fleet.prefer === undefined ? {} : { prefer: fleet.prefer }),
-    ...(fleet.concurrency === undefined ? {} : { concurrency: fleet.concurrency }),
-    nodes,
-  });
 }
 
 /** Whether the caller is waiting for `100 Continue` before sending its body. */
@@ -160,39 +98,130 @@ function fail(
   sendJson(response, refusal.status, errorBody(refusal), extra);
 }
 
+/**
+ * Where every request ends, answered or not ('close' rather than 'finish': a caller that left
+ * gets its line too). The one place for per-request accounting; the access line's fields are
+ * gathered only when its level is shown (spec §1.6: at the default level a 200 writes nothing).
+ */
+function requestEnded(
+  deps: GatewayDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+  target: Target,
+): void {
+  const aborted = !response.writableFinished;
+  const ended = performance.now();
+  // The one metrics call per request (gateway-metrics.ts).
+  deps.metrics.record(
+    routeOf(target.path, target.asset !== undefined),
+    context,
+    response.statusCode,
+    context.startedAt ?? ended,
+    ended,
+    aborted,
+  );
+  if (!requestLogged(deps.logger, response.statusCode, aborted)) {
+    return;
+  }
+  logRequest(deps.logger, {
+    method: request.method ?? '',
+    path: request.url ?? '',
+    status: response.statusCode,
+    durationMs: ended - (context.startedAt ?? 0),
+    bytes: request.socket.bytesWritten - (context.bytesBefore ?? 0),
+    remote: request.socket.remoteAddress ?? '',
+    ...(context.model === undefined ? {} : { model: context.model }),
+    ...(context.node === undefined ? {} : { node: context.node }),
+    ...(aborted ? { outcome: 'aborted' as const } : {}),
+  });
+}
+
+/** Everything behind the token: model requests, then the gateway's own endpoints. */
+async function answer(
+  deps: GatewayDeps,
+  authorized: (header: string | undefined) => boolean,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+  { path, method }: Target,
+): Promise<void> {
+  if (!authorized(request.headers.authorization)) {
+    throw new GatewayError(401, 'missing or invalid bearer token');
+  }
+  if (isModelEndpoint(method, path)) {
+    await complete(deps, request, response, context);
+    return;
+  }
+  if (method === 'GET' && path === '/health') {
+    sendJson(response, 200, '{"ok":true}');
+    return;
+  }
+  if (method === 'GET' && path === '/v1/models') {
+    sendJson(response, 200, await models(deps));
+    return;
+  }
+  const id = method === 'GET' ? modelIdOf(path) : undefined;
+  if (id !== undefined) {
+    context.model = id;
+    sendJson(response, 200, await modelEntry(deps, id));
+    return;
+  }
+  if (method === 'GET' && path === '/v1/fleet') {
+    sendJson(response, 200, await topology(deps));
+    return;
+  }
+  await answerOwn(deps, request, response, { path, method });
+}
+
+/** The gateway's own endpoints beyond the OpenAI ones: its metrics and the fleet page's data. */
+async function answerOwn(
+  deps: GatewayDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+  { path, method }: Pick<Target, 'path' | 'method'>,
+): Promise<void> {
+  if (method === 'GET' && path === '/metrics') {
+    const { contentType, body } = await deps.metrics.exposition(
+      wantsOpenMetrics(request.headers.accept),
+    );
+    response.writeHead(200, { 'content-type': contentType });
+    response.end(body);
+    return;
+  }
+  if (method === 'GET' && path === '/v1/fleet/stats') {
+    sendJson(response, 200, await fleetStats(deps.view, deps.nodes));
+    return;
+  }
+  const action = method === 'POST' ? nodeActionOf(path) : undefined;
+  if (action !== undefined) {
+    request.resume();
+    sendJson(response, 200, await controlNode(deps.view, deps.nodes, action.name, action.action));
+    return;
+  }
+  throw notServed(request.method, path);
+}
+
+function targetOf(deps: GatewayDeps, request: IncomingMessage): Target {
+  const url = request.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  // HEAD answers like GET; node:http leaves the body out of a HEAD reply.
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  return { path, method, asset: method === 'GET' ? deps.page.get(path) : undefined };
+}
+
 export function buildGateway(deps: GatewayDeps): Server {
   const authorized = bearerChecker(deps.token);
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
-    const started = performance.now();
-    // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
-    const written = request.socket.bytesWritten;
-    const context: RequestContext = {};
-    const path = (request.url ?? '/').split('?')[0] ?? '/';
-    const method = request.method === 'HEAD' ? 'GET' : request.method;
-    const asset = method === 'GET' ? deps.page.get(path) : undefined;
-    // 'close' rather than 'finish': a request whose caller left gets its line too.
+    const context: RequestContext = {
+      startedAt: performance.now(),
+      // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
+      bytesBefore: request.socket.bytesWritten,
+    };
+    const target = targetOf(deps, request);
     response.once('close', () => {
-      const ended = performance.now();
-      // The one metrics call per request (gateway-metrics.ts).
-      deps.metrics.record(
-        routeOf(path, asset !== undefined),
-        context,
-        response.statusCode,
-        started,
-        ended,
-        !response.writableFinished,
-      );
-      logRequest(deps.logger, {
-        method: request.method ?? '',
-        path: request.url ?? '',
-        status: response.statusCode,
-        durationMs: ended - started,
-        bytes: request.socket.bytesWritten - written,
-        remote: request.socket.remoteAddress ?? '',
-        ...(context.model === undefined ? {} : { model: context.model }),
-        ...(context.node === undefined ? {} : { node: context.node }),
-        ...(response.writableFinished ? {} : { outcome: 'aborted' as const }),
-      });
+      requestEnded(deps, request, response, context, target);
     });
     const origin = request.headers.origin;
     if (request.method === 'OPTIONS') {
@@ -204,67 +233,18 @@ export function buildGateway(deps: GatewayDeps): Server {
       response.end();
       return;
     }
-    if (asset !== undefined) {
+    if (target.asset !== undefined) {
       // The page's files hold no data: no token, so a browser can load them before asking for it.
-      response.writeHead(200, asset.headers);
-      response.end(asset.body);
+      response.writeHead(200, target.asset.headers);
+      response.end(target.asset.body);
       return;
     }
-    for (const [name, value] of Object.entries(corsHeaders(origin, deps.cors))) {
-      response.setHeader(name, value);
+    if (origin !== undefined) {
+      for (const [name, value] of Object.entries(corsHeaders(origin, deps.cors))) {
+        response.setHeader(name, value);
+      }
     }
-    const handle = async (): Promise<void> => {
-      if (!authorized(request.headers.authorization)) {
-        throw new GatewayError(401, 'missing or invalid bearer token');
-      }
-      // HEAD answers like GET; node:http leaves the body out of a HEAD reply.
-      if (isModelEndpoint(method, path)) {
-        await complete(deps, request, response, context);
-        return;
-      }
-      if (method === 'GET' && path === '/health') {
-        sendJson(response, 200, '{"ok":true}');
-        return;
-      }
-      if (method === 'GET' && path === '/v1/models') {
-        sendJson(response, 200, await models(deps));
-        return;
-      }
-      const id = method === 'GET' ? modelIdOf(path) : undefined;
-      if (id !== undefined) {
-        context.model = id;
-        sendJson(response, 200, await modelEntry(deps, id));
-        return;
-      }
-      if (method === 'GET' && path === '/v1/fleet') {
-        sendJson(response, 200, await topology(deps));
-        return;
-      }
-      if (method === 'GET' && path === '/metrics') {
-        const { contentType, body } = await deps.metrics.exposition(
-          wantsOpenMetrics(request.headers.accept),
-        );
-        response.writeHead(200, { 'content-type': contentType });
-        response.end(body);
-        return;
-      }
-      if (method === 'GET' && path === '/v1/fleet/stats') {
-        sendJson(response, 200, await fleetStats(deps.view, deps.nodes));
-        return;
-      }
-      const action = method === 'POST' ? nodeActionOf(path) : undefined;
-      if (action !== undefined) {
-        request.resume();
-        sendJson(
-          response,
-          200,
-          await controlNode(deps.view, deps.nodes, action.name, action.action),
-        );
-        return;
-      }
-      throw notServed(request.method, path);
-    };
-    handle().catch((error: unknown) => {
+    answer(deps, authorized, request, response, context, target).catch((error: unknown) => {
       fail(deps, request, response, context, error);
     });
   };

@@ -29,6 +29,9 @@ export interface CompleteDeps {
 
 /** What one request's log line says beyond method and path (never a body or a header). */
 export interface RequestContext extends RequestFacts {
+  /** performance.now() when the request arrived, and the socket's bytes written before it. */
+  startedAt?: number;
+  bytesBefore?: number;
   model?: string;
   node?: string;
   /** Wake progress sent the headers: a later failure becomes an SSE error event. */
@@ -37,17 +40,32 @@ export interface RequestContext extends RequestFacts {
   upstreamError?: boolean;
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
-      throw new GatewayError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? (chunks[0] ?? Buffer.alloc(0)) : Buffer.concat(chunks);
+/**
+ * The whole body, from the request's own events: one promise per request rather than an async
+ * iterator's per chunk, and no copy when it came in one chunk (a typical completion request).
+ */
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        request.off('data', onData);
+        request.off('end', onEnd);
+        reject(new GatewayError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      request.off('error', reject);
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    request.on('data', onData);
+    request.once('end', onEnd);
+    request.once('error', reject);
+  });
 }
 
 export async function complete(

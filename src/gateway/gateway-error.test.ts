@@ -29,10 +29,12 @@ describe('GatewayError', () => {
 
 describe('proxied reply headers and limits', () => {
   it('names the node and times the gateway and the wake', () => {
-    expect(proxiedReplyHeaders('gpu-a', { gatewayMs: 0.42 })).toEqual({
-      'x-svc-node': 'gpu-a',
-      'server-timing': 'gateway;dur=0.4',
-    });
+    expect(proxiedReplyHeaders('gpu-a', { gatewayMs: 0.42 })).toEqual([
+      'x-svc-node',
+      'gpu-a',
+      'server-timing',
+      'gateway;dur=0.4',
+    ]);
     expect(serverTiming({ gatewayMs: 1, wakeMs: 8123.4 })).toBe('gateway;dur=1.0, wake;dur=8123');
   });
 

@@ -18,6 +18,7 @@ export function serverTiming(timing: ReplyTiming): string {
   return entries.join(', ');
 }
 
-export function proxiedReplyHeaders(node: string, timing: ReplyTiming): Record<string, string> {
-  return { 'x-svc-node': node, 'server-timing': serverTiming(timing) };
+/** As the flat `[name, value, …]` list the proxy appends to the engine's raw headers. */
+export function proxiedReplyHeaders(node: string, timing: ReplyTiming): string[] {
+  return ['x-svc-node', node, 'server-timing', serverTiming(timing)];
 }

@@ -5,6 +5,7 @@
  * routed, woken and proxied alike; the engine answers its own 404 for a path it lacks.
  */
 import { jsonErrorPosition } from '../core/http/json-error.ts';
+import { scanModelRequest } from './body-scan.ts';
 import { GatewayError } from './gateway-error.ts';
 
 /** What the gateway serves itself, for the 404 that names them (spec §4.2 rule 2). */
@@ -43,8 +44,18 @@ export interface ModelRequest {
   readonly streaming: boolean;
 }
 
+/**
+ * From this size on the body is scanned rather than parsed (body-scan.ts): below it a parse costs
+ * microseconds; a 1 MB prompt's parse costs milliseconds on the hot path.
+ */
+export const SCAN_FROM_BYTES = 64 * 1024;
+
 /** The model a request body names; a body that is not JSON or names none is refused (400). */
 export function modelRequestOf(body: Buffer): ModelRequest {
+  const scanned = body.length >= SCAN_FROM_BYTES ? scanModelRequest(body) : undefined;
+  if (scanned !== undefined) {
+    return scanned;
+  }
   let parsed: unknown;
   try {
     parsed = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));

@@ -177,6 +177,21 @@ describe('svc gateway with real llama-server nodes', () => {
       expect(again.status).toBe(200);
       await again.text();
     }
+    // A 1 MB body: its model is found by scanning, not parsing, and the engine receives it
+    // whole (a cut body would fail llama-server's own parse). A malformed one is still refused.
+    const megabyte = await test.call(
+      '/v1/chat/completions',
+      chat('tiny-b', { user: 'lorem ipsum \\"dolor\\" '.repeat(50_000) }),
+    );
+    expect(megabyte.status, await megabyte.clone().text()).toBe(200);
+    expect(megabyte.headers.get('x-svc-node')).toBe('b');
+    const unclosed = await fetch(`${test.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, 'content-type': 'application/json' },
+      body: `{"model":"tiny-b","user":"${'x'.repeat(100_000)}"`,
+    });
+    expect(unclosed.status).toBe(400);
+    expect(await errorOf(unclosed)).toContain('not a JSON body');
 
     // The background refresh catches up with the node as it is now.
     const topology = await eventually(

@@ -27,10 +27,23 @@ export function levelForStatus(status: number): LogLevel {
   return status >= 400 ? 'warn' : 'debug';
 }
 
+/** The level a request's line is written at; an aborted one is shown at the default level. */
+export function requestLogLevel(status: number, aborted: boolean): LogLevel {
+  const level = levelForStatus(status);
+  // A 200 that never finished is not routine.
+  return aborted && level === 'debug' ? 'info' : level;
+}
+
+/**
+ * Whether a request's line would be written at all: a busy caller checks this first and builds
+ * no summary for a line the level hides (the gateway's hot path at the default level).
+ */
+export function requestLogged(logger: Logger, status: number, aborted: boolean): boolean {
+  return logger.enabled(requestLogLevel(status, aborted));
+}
+
 export function logRequest(logger: Logger, summary: RequestSummary): void {
-  const level = levelForStatus(summary.status);
-  // An aborted request is shown at the default level: a 200 that never finished is not routine.
-  const shown = summary.outcome === 'aborted' && level === 'debug' ? 'info' : level;
+  const shown = requestLogLevel(summary.status, summary.outcome === 'aborted');
   logger[shown]('api request', {
     method: summary.method,
     path: summary.path,
