@@ -20,6 +20,7 @@ import { configDirFor } from '../core/paths.ts';
 import { nextShutdownSignal } from '../core/signals.ts';
 import { gatewayAddressHint } from './address-hint.ts';
 import { loadFleet } from './load-fleet.ts';
+import { settleHeap } from './settle-heap.ts';
 import { startGateway } from './start-gateway.ts';
 
 const OPTIONS = {
@@ -89,6 +90,7 @@ export async function run(io: CommandIo): Promise<number> {
   }
   const fleetPath = resolve(io.cwd, values.fleet ?? 'fleet.yaml');
   const fleet = await loadFleet(fleetPath, io.env);
+  settleHeap(fleet.nodes.length);
   const { address, token } = await resolveGuardedListen({
     flag: '--listen',
     given: values.listen,

@@ -35,12 +35,19 @@ async function call<T>(
   reset = false,
 ): Promise<NodeReply<T>> {
   const url = `${controlUrl(node)}${path}`;
+  // A timer cleared on the answer, not AbortSignal.timeout: that one lives its whole span whatever
+  // happens (with a weak reference for the collector to track), and a fleet's background refresh
+  // makes thousands of these calls.
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort(new Error(`no answer within ${String(timeoutMs)} ms`));
+  }, timeoutMs);
   try {
     const reply = await request(url, {
       method,
       dispatcher: agent,
       reset,
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: controller.signal,
       headers: {
         ...(node.token === undefined ? {} : { authorization: `Bearer ${node.token}` }),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -69,6 +76,8 @@ async function call<T>(
     return { ok: false, outcome, status: reply.statusCode, detail };
   } catch (error) {
     return { ok: false, outcome: 'unreachable', detail: `${url}: ${(error as Error).message}` };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -46,7 +46,9 @@ export const NODE_STATES_DEFAULTS = {
   staleMs: 15_000,
   idleAfterMs: 30_000,
   concurrency: 64,
-  tickMs: 100,
+  // Short ticks keep each tick's share of the fleet a small burst (5 calls at 1,000 nodes), so a
+  // request never queues behind a score of status replies on the shared event loop.
+  tickMs: 25,
   maxStatusPerSecond: 200,
 } as const;
 

@@ -50,10 +50,14 @@ export class FleetView {
       const last = this.states.last(node);
       return last !== undefined && serves(last, model);
     });
+    // Only an answer that serves the model can turn the decision into `serve`: the fleet-wide
+    // decision is re-made for those answers alone.
     const settled = await this.states.until(
       state.pending,
       first,
-      (current) => this.decide(model, current.snapshots).kind === 'serve',
+      (answer) =>
+        serves(answer, model) &&
+        this.decide(model, this.states.current().snapshots).kind === 'serve',
     );
     return settled.snapshots;
   }
@@ -65,7 +69,7 @@ export class FleetView {
     if (state.pending.length === 0) {
       return state.snapshots;
     }
-    await this.states.until(state.pending, [], () => false);
+    await this.states.until(state.pending, []);
     // Each pending node has answered or timed out since; a stale one is still listed as it was.
     return this.fleet.nodes.flatMap((node) => {
       const last = this.states.last(node);

@@ -39,8 +39,6 @@ export class NodeStates {
   private cursor = 0;
   private looping = false;
   private closed = false;
-  private listeners = new Set<() => void>();
-  private notifyScheduled = false;
 
   /** Each node's background period: the refresh period, stretched for a large fleet. */
   readonly periodMs: number;
@@ -171,56 +169,42 @@ export class NodeStates {
   }
 
   /**
-   * Refreshes `nodes` (`first` ahead of the others) and resolves once `enough` holds for the
-   * current state or every one of them has answered or timed out.
+   * Refreshes `nodes` (`first` ahead of the others) and resolves with the current state once one
+   * of their answers passes `enough`, or every one of them has answered or timed out. The test
+   * runs per answer, never over the whole fleet per answer: a cold fleet of 10,000 would
+   * otherwise rebuild its view (and keep every rebuilt copy alive past a collection) 10,000 times.
    */
-  async until(
+  until(
     nodes: readonly FleetNode[],
     first: readonly FleetNode[],
-    enough: (state: CurrentState) => boolean,
+    enough: (answer: NodeSnapshot) => boolean = () => false,
   ): Promise<CurrentState> {
     const firstNames = new Set(first.map((node) => node.name));
     const ordered = [...first, ...nodes.filter((node) => !firstNames.has(node.name))];
-    const progress = { allAnswered: false };
-    const answered = Promise.all(
-      ordered.map((node) => this.refresh(node, firstNames.has(node.name))),
-    ).then(() => {
-      progress.allAnswered = true;
-    });
-    for (;;) {
-      const state = this.current();
-      if (progress.allAnswered || enough(state)) {
-        return state;
-      }
-      await Promise.race([answered, this.nextChange()]);
-    }
-  }
-
-  private nextChange(): Promise<void> {
     return new Promise((resolve) => {
-      const listener = (): void => {
-        this.listeners.delete(listener);
-        resolve();
+      let left = ordered.length;
+      let done = false;
+      const answered = (answer?: NodeSnapshot): void => {
+        left -= 1;
+        if (!done && (left === 0 || (answer !== undefined && enough(answer)))) {
+          done = true;
+          resolve(this.current());
+        }
       };
-      this.listeners.add(listener);
+      if (left === 0) {
+        resolve(this.current());
+      }
+      for (const node of ordered) {
+        this.refresh(node, firstNames.has(node.name)).then(answered, () => {
+          answered();
+        });
+      }
     });
   }
 
-  /** Waiters re-check once per batch of answers, not once per answer (a cold fleet of 10,000). */
+  /** A snapshot was stored: views built before it are out of date. */
   private changed(): void {
     this.version += 1;
-    if (this.notifyScheduled || this.listeners.size === 0) {
-      return;
-    }
-    this.notifyScheduled = true;
-    setImmediate(() => {
-      this.notifyScheduled = false;
-      const listeners = [...this.listeners];
-      this.listeners.clear();
-      listeners.forEach((listener) => {
-        listener();
-      });
-    });
   }
 
   private refreshEntry(entry: Entry, urgent: boolean): Promise<NodeSnapshot> {
