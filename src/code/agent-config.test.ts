@@ -26,12 +26,15 @@ describe('renderAgentConfig', () => {
     expect(text).toContain('export ANTHROPIC_MODEL=tiny\n');
     expect(text).toContain('# The key: GW_TOKEN must hold the token where claude runs.\n');
     expect(text).toContain('\n# claude.env:\n# Claude Code through Gateway (lab)');
+    // The document is the environment: printed once, not also as an environment section.
+    expect(text).not.toContain('# Its environment:');
+    expect(text.match(/export ANTHROPIC_MODEL=/g)).toHaveLength(1);
     expect(text).not.toContain(SECRET);
   });
 
   it("names where svc writes a private file, and an inline document's variable", () => {
     const codex = renderAgentConfig(CODEX, CODEX.plan(target, context), target);
-    expect(codex).toContain('export CODEX_HOME=/cfg/agents/x\n');
+    expect(codex).toContain('# Its environment:\nexport CODEX_HOME=/cfg/agents/x\n');
     expect(codex).toContain('# config.toml (svc code writes it to /cfg/agents/x/config.toml):\n');
     expect(codex).not.toContain('export GW_TOKEN');
     expect(codex).not.toContain(SECRET);

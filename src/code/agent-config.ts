@@ -26,9 +26,25 @@ export function renderAgentConfig(agent: AgentSpec, plan: AgentPlan, target: Age
   const lines = [
     `# svc code --agent ${describeTarget(agent.name, target)}`,
     `# ${agent.name} sends model requests to ${target.baseUrl}${agent.endpoint}`,
-    '',
-    '# Its environment:',
   ];
+  if (document.isEnvironment !== true) {
+    lines.push('', '# Its environment:', ...environmentLines(plan, target));
+  }
+  if (key !== undefined) {
+    lines.push(`# The key: ${key.variable} must hold the token where ${agent.command} runs.`);
+  }
+  lines.push('', '# Its command line:', [agent.command, ...plan.args.map(shellWord)].join(' '));
+  const file = plan.files.find((entry) => entry.content === document.content);
+  const where = file === undefined ? '' : ` (svc code writes it to ${file.path})`;
+  lines.push('', `# ${document.name}${where}:`, document.content.trimEnd());
+  return `${lines.join('\n')}\n`;
+}
+
+/** The variables svc sets and removes, as shell lines; the key as a reference to its variable. */
+function environmentLines(plan: AgentPlan, target: AgentTarget): string[] {
+  const { key } = target;
+  const { document } = plan;
+  const lines: string[] = [];
   for (const name of plan.unsetEnv ?? []) {
     lines.push(`unset ${name}`);
   }
@@ -43,12 +59,5 @@ export function renderAgentConfig(agent: AgentSpec, plan: AgentPlan, target: Age
       lines.push(`export ${name}=${shellWord(value)}`);
     }
   }
-  if (key !== undefined) {
-    lines.push(`# The key: ${key.variable} must hold the token where ${agent.command} runs.`);
-  }
-  lines.push('', '# Its command line:', [agent.command, ...plan.args.map(shellWord)].join(' '));
-  const file = plan.files.find((entry) => entry.content === document.content);
-  const where = file === undefined ? '' : ` (svc code writes it to ${file.path})`;
-  lines.push('', `# ${document.name}${where}:`, document.content.trimEnd());
-  return `${lines.join('\n')}\n`;
+  return lines;
 }

@@ -18,6 +18,8 @@ export interface AgentDocument {
   readonly content: string;
   /** The variable that carries it when svc launches the agent, if it goes by environment. */
   readonly env?: string;
+  /** It is the environment itself, as a file to source (Claude Code's whole configuration). */
+  readonly isEnvironment?: boolean;
 }
 
 export interface AgentPlan {

@@ -82,7 +82,7 @@ export const CLAUDE: AgentSpec = {
       unsetEnv: CLAUDE_UNSET,
       args: [],
       files: [],
-      document: { name: 'claude.env', content: claudeEnvFile(target) },
+      document: { name: 'claude.env', content: claudeEnvFile(target), isEnvironment: true },
     };
   },
 };
