@@ -1,7 +1,7 @@
 /**
  * `svc code --agent claude|codex` launching the REAL agents (the @anthropic-ai/claude-code and
- * @openai/codex dev dependencies) non-interactively and offline, through a real gateway in front of
- * a real daemon whose llama-server runs the long-context tiny model. The replies are empty (see
+ * @openai/codex dev dependencies) non-interactively and offline, through a real gateway in front
+ * of a real daemon whose llama-server runs the long-context tiny model. The replies are empty (see
  * below); what counts is that each agent exits 0 and its request reached the gateway on the endpoint it
  * speaks (Claude Code: /v1/messages, Codex: /v1/responses), woke the sleeping node, and was
  * answered 200.

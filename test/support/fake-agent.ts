@@ -1,6 +1,7 @@
 /**
- * The recording fake agent (test/fixtures/agents): `opencode`, `pi`, `claude` and `codex` shims first on PATH that
- * write what they received to a JSON file, so a test can check what `svc code` handed the agent.
+ * The recording fake agent (test/fixtures/agents): `opencode`, `pi`, `claude` and `codex` shims
+ * first on PATH that write what they received to a JSON file, so a test can check what `svc code`
+ * handed the agent.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
