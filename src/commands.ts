@@ -59,7 +59,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'code',
-    summary: 'Launch a coding agent (opencode, Pi) configured for the fleet',
+    summary: 'Launch a coding agent (opencode, Pi, Claude Code, Codex) configured for the fleet',
     load: () => import('./code/command.ts'),
   },
   {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
 import type { FleetGateway } from '../gateway/fleet-file.ts';
-import { agentBaseUrl, firstSet, gatewayKey, modelIdsOf, nodeEngineKey } from './agent-target.ts';
+import {
+  agentBaseUrl,
+  checkModel,
+  firstSet,
+  gatewayKey,
+  listedModelsOf,
+  modelIdsOf,
+  nodeEngineKey,
+} from './agent-target.ts';
 
 const gateway = (tokenEnv: string, ownTokenEnv: boolean): FleetGateway => ({
   url: 'http://gw:4000',
@@ -93,5 +101,27 @@ describe('modelIdsOf', () => {
   it('is empty for anything else', () => {
     expect(modelIdsOf(null)).toEqual([]);
     expect(modelIdsOf({ data: 'x' })).toEqual([]);
+  });
+});
+
+describe('listedModelsOf', () => {
+  it("keeps each model's svc state where the gateway reports one", () => {
+    expect(
+      listedModelsOf({
+        data: [{ id: 'a', svc: { state: 'running' } }, { id: 'b', svc: {} }, { id: 'a' }],
+      }),
+    ).toEqual([{ id: 'a', state: 'running' }, { id: 'b' }]);
+  });
+});
+
+describe('checkModel (--model)', () => {
+  it('accepts a listed id and refuses another, naming the closest and every listed id', () => {
+    expect(() => checkModel('tiny', ['tiny', 'big'], 'the gateway')).not.toThrow();
+    expect(() => checkModel('tiyn', ['tiny', 'big'], 'the gateway')).toThrow(
+      '--model "tiyn" is not a model the gateway lists (did you mean "tiny"?): it lists tiny, big',
+    );
+    expect(() => checkModel('x', [], 'the gateway')).toThrow('it lists none');
+    const many = Array.from({ length: 25 }, (_, index) => `m${index}`);
+    expect(() => checkModel('zzz', many, 'g')).toThrow('m19 and 5 more');
   });
 });

@@ -3,6 +3,7 @@
  * `gateway` section or one node's engine in, a provider (base URL, models, default model, the
  * variable carrying the key) out. Which agent gets it, and how, is agents.ts's business.
  */
+import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import type { FleetGateway, Variables } from '../gateway/fleet-file.ts';
 
@@ -91,14 +92,58 @@ export function nodeEngineKey(
   return undefined;
 }
 
-/** Model ids from a `GET /v1/models` reply (OpenAI list shape), de-duplicated in order. */
-export function modelIdsOf(reply: unknown): string[] {
+/** One model the gateway lists, with the state its `svc` extension reports (GUIDE D23). */
+export interface ListedModel {
+  readonly id: string;
+  /** `running`, `loading` or `asleep`; absent from a server that does not say. */
+  readonly state?: string;
+}
+
+/** Models from a `GET /v1/models` reply (OpenAI list shape), de-duplicated in order. */
+export function listedModelsOf(reply: unknown): ListedModel[] {
   const data = (reply as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) {
     return [];
   }
-  const ids = data
-    .map((entry: unknown) => (entry as { id?: unknown } | null)?.id)
-    .filter((id): id is string => typeof id === 'string' && id !== '');
-  return [...new Set(ids)];
+  const seen = new Set<string>();
+  const models: ListedModel[] = [];
+  for (const entry of data as unknown[]) {
+    const { id, svc } = (entry ?? {}) as { id?: unknown; svc?: { state?: unknown } };
+    if (typeof id === 'string' && id !== '' && !seen.has(id)) {
+      seen.add(id);
+      const state = svc?.state;
+      models.push(typeof state === 'string' ? { id, state } : { id });
+    }
+  }
+  return models;
+}
+
+/** Model ids from a `GET /v1/models` reply, de-duplicated in order. */
+export function modelIdsOf(reply: unknown): string[] {
+  return listedModelsOf(reply).map((model) => model.id);
+}
+
+/** How many ids an error lists before it says how many more there are. */
+const LISTED_IN_ERRORS = 20;
+
+export function listIds(ids: readonly string[]): string {
+  if (ids.length === 0) {
+    return 'none';
+  }
+  const shown = ids.slice(0, LISTED_IN_ERRORS).join(', ');
+  return ids.length > LISTED_IN_ERRORS
+    ? `${shown} and ${ids.length - LISTED_IN_ERRORS} more`
+    : shown;
+}
+
+/** `--model <id>` must be one of `ids` (what the endpoint lists); else an error naming them. */
+export function checkModel(model: string, ids: readonly string[], source: string): void {
+  if (ids.includes(model)) {
+    return;
+  }
+  const closest = closestName(model, ids);
+  throw new SvcError(
+    'ERR_USAGE',
+    `--model "${model}" is not a model ${source} lists${closest === undefined ? '' : ` (did you mean "${closest}"?)`}: it lists ${listIds(ids)}`,
+  );
 }

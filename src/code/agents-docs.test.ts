@@ -1,6 +1,8 @@
 /**
  * The worked example in docs/agents.md is what svc hands the agents: its fleet file and Svcfile
- * go through the same code `svc code` runs, and the result must equal the page's JSON blocks.
+ * go through the same code `svc code` runs, and the result must equal the page's blocks (opencode's
+ * and Pi's JSON, Claude Code's environment, Codex's config.toml); and the page's `svc code --list`
+ * is what the command prints for the agents it shows as installed.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +14,9 @@ import { unwrap } from '../core/project/diagnostics.ts';
 import type { OpenedProject } from '../core/project/open-project.ts';
 import { parseSvcfile } from '../core/project/parse.ts';
 import { parseFleet } from '../gateway/fleet-file.ts';
+import { renderAgentList } from './agents.ts';
+import { claudeEnvFile } from './claude.ts';
+import { codexConfig } from './codex.ts';
 import { opencodeConfig } from './opencode.ts';
 import { PI, piModels } from './pi.ts';
 import { gatewayTarget } from './resolve-target.ts';
@@ -27,7 +32,7 @@ function block(info: string): string {
 }
 
 describe('docs/agents.md', () => {
-  it('shows exactly the opencode config and Pi models.json svc writes for its example', async () => {
+  it('shows exactly what svc hands each agent for its example', async () => {
     // The nodes' variables are unset: svc code reads the fleet leniently (GUIDE D24).
     const fleet = unwrap(
       parseFleet(block('yaml title=fleet.yaml'), 'fleet.yaml', {
@@ -52,5 +57,15 @@ describe('docs/agents.md', () => {
       '--model',
       'coder',
     ]);
+    expect(claudeEnvFile(target)).toBe(block('sh title=claude.env'));
+    expect(codexConfig(target)).toBe(block('toml title=config.toml'));
+  });
+
+  it('shows what svc code --list prints', () => {
+    const listed = /```console\n\$ svc code --list\n([\s\S]*?)```/.exec(page)?.[1];
+    const installed = new Map(
+      [...(listed ?? '').matchAll(/^(\S+).*installed: (\/\S+)$/gm)].map((row) => [row[1], row[2]]),
+    );
+    expect(renderAgentList((command) => installed.get(command), 'opencode')).toBe(listed);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { AgentTarget } from './agent-target.ts';
-import { AGENTS, pickAgent } from './agents.ts';
+import { AGENTS, pickAgent, renderAgentList } from './agents.ts';
 import { OPENCODE, opencodeConfig } from './opencode.ts';
 import { PI, PI_NO_KEY, piModels } from './pi.ts';
 
@@ -102,15 +102,30 @@ describe('pickAgent', () => {
   });
 
   it('refuses an unknown agent, naming where it came from and the known ones', () => {
-    expect(() => pickAgent('claude', undefined, 'c.json')).toThrow(
-      '--agent names "claude", which svc cannot launch: use "opencode" or "pi"',
+    expect(() => pickAgent('claud', undefined, 'c.json')).toThrow(
+      '--agent names "claud", which svc cannot launch (did you mean "claude"?): use "opencode", "pi", "claude", "codex"',
     );
-    expect(() => pickAgent(undefined, 'codex', '/c/config.json')).toThrow(
-      '"harness" in /c/config.json names "codex"',
+    expect(() => pickAgent(undefined, 'aider', '/c/config.json')).toThrow(
+      '"harness" in /c/config.json names "aider", which svc cannot launch: use',
     );
   });
 
   it('has one row per agent, each with its own name', () => {
-    expect(AGENTS.map((agent) => agent.name)).toEqual(['opencode', 'pi']);
+    expect(AGENTS.map((agent) => agent.name)).toEqual(['opencode', 'pi', 'claude', 'codex']);
+  });
+});
+
+describe('renderAgentList', () => {
+  it('shows each agent, the endpoint it speaks, and where it is or how to install it', () => {
+    const found: Record<string, string> = { pi: '/usr/bin/pi', codex: '/opt/bin/codex' };
+    const text = renderAgentList((command) => found[command], 'pi');
+    expect(text.split('\n')).toEqual([
+      'AGENT         SPEAKS                STATUS',
+      'opencode      /v1/chat/completions  not installed: npm install -g opencode-ai',
+      'pi (default)  /v1/chat/completions  installed: /usr/bin/pi',
+      'claude        /v1/messages          not installed: npm install -g @anthropic-ai/claude-code',
+      'codex         /v1/responses         installed: /opt/bin/codex',
+      '',
+    ]);
   });
 });

@@ -1,26 +1,62 @@
 /**
- * `svc code [target] [--agent opencode|pi] [-f fleet.yaml] [--node <name>] [-- agent args…]`:
- * launches a coding agent already configured for the fleet (spec §4.2 last paragraph), in the
- * foreground with the user's terminal, and exits with the agent's status. The user's own agent
- * configuration is never edited (spec §1.1): see opencode.ts and pi.ts for how each gets its own.
+ * `svc code [target] [--agent <name>] [--model <id>] [-y] [--config [--write <path>]] [--list]
+ * [-f fleet.yaml] [--node <name>] [-- agent args…]`: launches a coding agent already configured
+ * for the fleet (spec §4.2 last paragraph), in the foreground with the user's terminal, and exits
+ * with the agent's status; or prints (`--config`) what it would hand the agent. The user's own
+ * agent configuration is never edited (spec §1.1): each agent gets its own (opencode.ts, pi.ts,
+ * claude.ts, codex.ts).
  */
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import type { CommandIo } from '../commands.ts';
 import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import { findOnPath } from '../core/engines/locate-binary.ts';
 import { SvcError } from '../core/errors.ts';
+import { writeFileAtomic } from '../core/fs/atomic-write.ts';
 import { configDirFor } from '../core/paths.ts';
 import { readAliases, readHarness, registryPath } from '../core/project/aliases.ts';
 import { describeOrigin } from '../core/project/load.ts';
 import { type OpenedProject, openProject } from '../core/project/open-project.ts';
 import { fleetDotenv, loadFleet } from '../gateway/load-fleet.ts';
-import type { AgentTarget } from './agent-target.ts';
-import { pickAgent } from './agents.ts';
+import { describeTarget, renderAgentConfig } from './agent-config.ts';
+import type { AgentSpec } from './agent-plan.ts';
+import { type AgentTarget, listIds } from './agent-target.ts';
+import { AGENTS, DEFAULT_AGENT, pickAgent, renderAgentList } from './agents.ts';
+import { pickModel } from './model-picker.ts';
 import { gatewayTarget, nodeTarget, svcfileBeside } from './resolve-target.ts';
 import { runAgent } from './run-agent.ts';
 
+const AGENT_NAMES = AGENTS.map((agent) => agent.name).join('|');
+
 const OPTIONS = {
-  agent: { type: 'string', value: '<name>', description: 'opencode (default) or pi' },
+  agent: {
+    type: 'string',
+    value: '<name>',
+    description: `${AGENT_NAMES} (default opencode, or config.json's harness)`,
+  },
+  model: {
+    type: 'string',
+    value: '<id>',
+    description: 'The model, one the gateway lists (GET /v1/models); wins over the project file',
+  },
+  yes: {
+    type: 'boolean',
+    short: 'y',
+    description:
+      "Never ask: with no model named, the agent's own choice, or an error for claude/codex",
+  },
+  config: {
+    type: 'boolean',
+    description:
+      'Print the configuration the agent would get (the key as its variable); launch nothing',
+  },
+  write: {
+    type: 'string',
+    value: '<path>',
+    description: "With --config: also write the agent's config document (a new file) to <path>",
+  },
+  list: { type: 'boolean', description: 'List the agents svc can launch and which are installed' },
   fleet: {
     type: 'string',
     short: 'f',
@@ -35,13 +71,18 @@ const OPTIONS = {
 } as const;
 
 export const help = renderCommandHelp(
-  ['svc code [target] [--agent opencode|pi] [-f fleet.yaml] [--node <name>] [-- agent args…]'],
+  [
+    `svc code [target] [--agent ${AGENT_NAMES}] [--model <id>] [-y] [-f fleet.yaml] [--node <name>] [-- agent args…]`,
+    'svc code [target] --config [--write <path>] [--agent <name>] [--model <id>] …',
+    'svc code --list',
+  ],
   [
     "Launches a coding agent configured for the fleet file's gateway (or one node's engine),",
     "in the foreground, and exits with the agent's status. target names a Svcfile as for",
     'svc serve (path, directory, alias or URL); its ALIAS (else MODEL) is the default model.',
     'With none, SVC_ALIAS or a Svcfile beside the fleet file; else every model the gateway',
-    "lists. Arguments after -- go to the agent. The agent's own config is never edited.",
+    'lists, and on a terminal a picker asks which one (not with --yes). Arguments after -- go',
+    "to the agent. The agent's own config is never edited.",
   ].join('\n'),
   OPTIONS,
 );
@@ -72,12 +113,61 @@ async function openTarget(
   return { opened, path: describeOrigin(opened.origin) };
 }
 
-function describeTarget(agent: string, target: AgentTarget): string {
-  const model =
-    target.defaultModel === undefined
-      ? `${target.models.length} model${target.models.length === 1 ? '' : 's'} listed, none chosen`
-      : `model ${target.defaultModel}`;
-  return `svc code: ${agent} → ${target.baseUrl} (${target.label}, ${model})\n`;
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
+
+/** spec §4.2 last paragraph, plus `--model` and the picker. */
+async function resolveTarget(
+  io: CommandIo,
+  values: Values,
+  positional: string | undefined,
+  agent: AgentSpec,
+  configDir: string,
+): Promise<AgentTarget> {
+  const fleetPath = resolve(io.cwd, values.fleet ?? 'fleet.yaml');
+  // GUIDE D24: only the gateway section (or the one --node) matters, so other nodes' unset
+  // token variables are no error here.
+  const fleet = await loadFleet(fleetPath, io.env, 'lenient');
+  if (values.node !== undefined && positional !== undefined) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `--node points the agent at that node's engine and its model; drop "${positional}", or drop --node to go through the gateway with that Svcfile's model`,
+    );
+  }
+  if (values.node !== undefined) {
+    return nodeTarget(fleet, values.node, io.env, values.model);
+  }
+  const project = await openTarget(positional, fleetPath, io, configDir);
+  // Ask only a person at a terminal who did not say --yes (off one, nobody could answer).
+  const ask = values.yes !== true && io.stdin.isTTY && io.stderr.isTTY;
+  return gatewayTarget({
+    fleet,
+    fleetDotenv: await fleetDotenv(fleetPath),
+    env: io.env,
+    ...(project === undefined ? {} : { project }),
+    ...(values.model === undefined ? {} : { model: values.model }),
+    ...(ask ? { choose: (models) => pickModel(models, agent.name, io.stdin, io.stderr) } : {}),
+  });
+}
+
+/** Claude Code and Codex default to models no fleet serves: refuse rather than launch at a 404. */
+function requireModel(agent: AgentSpec, target: AgentTarget): void {
+  if (agent.needsModel && target.defaultModel === undefined) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `${agent.name} needs a model: pass --model <id> (the gateway lists ${listIds(target.models)}), name a Svcfile, or run on a terminal without --yes to pick one`,
+    );
+  }
+}
+
+async function writeDocument(path: string, content: string): Promise<void> {
+  // Only where the user names it, and never over a file of theirs (nothing is lost).
+  if (existsSync(path)) {
+    throw new SvcError(
+      'ERR_USAGE',
+      `--write ${path}: the file exists; remove it or name a new path`,
+    );
+  }
+  await writeFileAtomic(path, content);
 }
 
 export async function run(io: CommandIo): Promise<number> {
@@ -86,31 +176,29 @@ export async function run(io: CommandIo): Promise<number> {
   const agentArgs = end < 0 ? [] : io.argv.slice(end + 1);
   const { values, positionals } = parseCommandArgs('code', OPTIONS, own, 1);
   const configDir = configDirFor(io.env, io.cwd);
-  const agent = pickAgent(values.agent, await readHarness(configDir), registryPath(configDir));
-  const fleetPath = resolve(io.cwd, values.fleet ?? 'fleet.yaml');
-  // GUIDE D24: only the gateway section (or the one --node) matters, so other nodes' unset
-  // token variables are no error here.
-  const fleet = await loadFleet(fleetPath, io.env, 'lenient');
-
-  let target: AgentTarget;
-  if (values.node !== undefined && positionals[0] !== undefined) {
-    throw new SvcError(
-      'ERR_USAGE',
-      `--node points the agent at that node's engine and its model; drop "${positionals[0]}", or drop --node to go through the gateway with that Svcfile's model`,
+  const harness = await readHarness(configDir);
+  if (values.list === true) {
+    io.stdout.write(
+      renderAgentList((command) => findOnPath(command, io.env['PATH']), harness ?? DEFAULT_AGENT),
     );
+    return 0;
   }
-  if (values.node !== undefined) {
-    target = await nodeTarget(fleet, values.node, io.env);
-  } else {
-    const project = await openTarget(positionals[0], fleetPath, io, configDir);
-    target = await gatewayTarget({
-      fleet,
-      fleetDotenv: await fleetDotenv(fleetPath),
-      env: io.env,
-      ...(project === undefined ? {} : { project }),
-    });
+  if (values.write !== undefined && values.config !== true) {
+    throw new SvcError('ERR_USAGE', '--write goes with --config: svc code --config --write <path>');
   }
-  io.stderr.write(describeTarget(agent.name, target));
+  const agent = pickAgent(values.agent, harness, registryPath(configDir));
+  const target = await resolveTarget(io, values, positionals[0], agent, configDir);
+  requireModel(agent, target);
   const plan = agent.plan(target, { privateDir: join(configDir, 'agents', agent.name) });
-  return runAgent(agent.command, plan, agentArgs, io.env);
+  if (values.config === true) {
+    io.stdout.write(renderAgentConfig(agent, plan, target));
+    if (values.write !== undefined) {
+      const path = resolve(io.cwd, values.write);
+      await writeDocument(path, plan.document.content);
+      io.stderr.write(`svc code: wrote ${plan.document.name} for ${agent.name} to ${path}\n`);
+    }
+    return 0;
+  }
+  io.stderr.write(`svc code: ${describeTarget(agent.name, target)}\n`);
+  return runAgent(agent, plan, agentArgs, io.env);
 }

@@ -30,11 +30,20 @@ export function opencodeConfig(target: AgentTarget): Record<string, unknown> {
 export const OPENCODE: AgentSpec = {
   name: 'opencode',
   command: 'opencode',
+  install: 'npm install -g opencode-ai',
+  endpoint: '/chat/completions',
+  needsModel: false,
   plan(target: AgentTarget): AgentPlan {
+    const config = opencodeConfig(target);
     return {
-      env: { ...keyEnv(target), OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeConfig(target)) },
+      env: { ...keyEnv(target), OPENCODE_CONFIG_CONTENT: JSON.stringify(config) },
       args: [],
       files: [],
+      document: {
+        name: 'opencode.json',
+        content: `${JSON.stringify(config, null, 2)}\n`,
+        env: 'OPENCODE_CONFIG_CONTENT',
+      },
     };
   },
 };

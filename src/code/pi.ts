@@ -7,14 +7,11 @@
  */
 import { join } from 'node:path';
 
-import { type AgentContext, type AgentPlan, type AgentSpec, keyEnv } from './agent-plan.ts';
+import { type AgentContext, type AgentPlan, type AgentSpec, keyEnv, NO_KEY } from './agent-plan.ts';
 import type { AgentTarget } from './agent-target.ts';
 
-/**
- * Pi lists only models whose provider has an apiKey, so an endpoint without a key gets this
- * placeholder: not a variable name, not a secret, ignored by an ungated server.
- */
-export const PI_NO_KEY = 'no-key';
+/** Pi lists only models whose provider has an apiKey, so an endpoint without one gets NO_KEY. */
+export const PI_NO_KEY = NO_KEY;
 
 export function piModels(target: AgentTarget): Record<string, unknown> {
   return {
@@ -32,19 +29,19 @@ export function piModels(target: AgentTarget): Record<string, unknown> {
 export const PI: AgentSpec = {
   name: 'pi',
   command: 'pi',
+  install: 'npm install -g @mariozechner/pi-coding-agent',
+  endpoint: '/chat/completions',
+  needsModel: false,
   plan(target: AgentTarget, context: AgentContext): AgentPlan {
+    const models = `${JSON.stringify(piModels(target), null, 2)}\n`;
     return {
       env: { ...keyEnv(target), PI_CODING_AGENT_DIR: context.privateDir },
       args:
         target.defaultModel === undefined
           ? []
           : ['--provider', target.providerId, '--model', target.defaultModel],
-      files: [
-        {
-          path: join(context.privateDir, 'models.json'),
-          content: `${JSON.stringify(piModels(target), null, 2)}\n`,
-        },
-      ],
+      files: [{ path: join(context.privateDir, 'models.json'), content: models }],
+      document: { name: 'models.json', content: models },
     };
   },
 };

@@ -18,8 +18,10 @@ import {
   agentBaseUrl,
   type AgentKey,
   type AgentTarget,
+  checkModel,
   gatewayKey,
-  modelIdsOf,
+  type ListedModel,
+  listedModelsOf,
   nodeEngineKey,
 } from './agent-target.ts';
 
@@ -38,7 +40,7 @@ export async function svcfileBeside(fleetPath: string): Promise<string | undefin
   }
 }
 
-async function listModels(baseUrl: string, key: AgentKey | undefined): Promise<string[]> {
+async function listModels(baseUrl: string, key: AgentKey | undefined): Promise<ListedModel[]> {
   const url = `${baseUrl}/models`;
   let reply;
   try {
@@ -58,7 +60,7 @@ async function listModels(baseUrl: string, key: AgentKey | undefined): Promise<s
     throw new SvcError('ERR_UPSTREAM', `GET ${url} answered HTTP ${reply.statusCode}${hint}`);
   }
   try {
-    return modelIdsOf(JSON.parse(text));
+    return listedModelsOf(JSON.parse(text));
   } catch {
     throw new SvcError('ERR_UPSTREAM', `GET ${url} answered something other than JSON`);
   }
@@ -79,6 +81,10 @@ export interface GatewayInputs {
   readonly fleetDotenv: Variables;
   readonly env: Variables;
   readonly project?: { readonly opened: OpenedProject; readonly path: string };
+  /** `--model`: checked against GET /v1/models. */
+  readonly model?: string;
+  /** Asks the user for one of the listed models (the picker), when svc may ask. */
+  readonly choose?: (models: readonly ListedModel[]) => Promise<string>;
 }
 
 /** Through the gateway section (spec §4.2 last paragraph). */
@@ -96,7 +102,7 @@ export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget>
       : `the .env beside ${project.path}, or an ENV line in it`,
   );
   const model = project === undefined ? undefined : projectModel(project.opened);
-  if (model !== undefined) {
+  if (model !== undefined && inputs.model === undefined) {
     return {
       providerId: 'svc',
       label: `svc gateway (${gateway.name})`,
@@ -106,17 +112,31 @@ export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget>
       ...(key === undefined ? {} : { key }),
     };
   }
+  const listed = await listModels(baseUrl, key);
+  const ids = listed.map((entry) => entry.id);
+  let chosen = inputs.model;
+  if (chosen !== undefined) {
+    checkModel(chosen, ids, `the gateway (GET ${baseUrl}/models)`);
+  } else if (inputs.choose !== undefined && listed.length > 0) {
+    chosen = await inputs.choose(listed);
+  }
   return {
     providerId: gateway.name,
     label: `Gateway (${gateway.name})`,
     baseUrl,
-    models: await listModels(baseUrl, key),
+    models: ids,
+    ...(chosen === undefined ? {} : { defaultModel: chosen }),
     ...(key === undefined ? {} : { key }),
   };
 }
 
 /** At one node's engine: its published address and its engine key. */
-export async function nodeTarget(fleet: Fleet, name: string, env: Variables): Promise<AgentTarget> {
+export async function nodeTarget(
+  fleet: Fleet,
+  name: string,
+  env: Variables,
+  wanted?: string,
+): Promise<AgentTarget> {
   const node = fleet.nodes.find((candidate) => candidate.name === name);
   if (node === undefined) {
     throw new SvcError(
@@ -147,6 +167,9 @@ export async function nodeTarget(fleet: Fleet, name: string, env: Variables): Pr
       'ERR_USAGE',
       `node "${node.name}" is ${status.state}, serving nothing: start it with svc fleet start ${node.name}, or use the gateway (drop --node)`,
     );
+  }
+  if (wanted !== undefined) {
+    checkModel(wanted, [model], `node "${node.name}"`);
   }
   const target = engineTarget({ node, ok: true, status }, fleet.path);
   if ('unusable' in target) {

@@ -65,14 +65,24 @@ function harness(options: { exitOn?: string } = {}) {
 
 const plan = {
   env: { OPENCODE_CONFIG_CONTENT: '{}', GW: 'secret' },
+  unsetEnv: ['ANTHROPIC_API_KEY'],
   args: ['--provider', 'svc'],
   files: [{ path: '/p/models.json', content: '{}\n' }],
+  document: { name: 'models.json', content: '{}\n' },
 };
+const PI = { command: 'pi', install: 'npm install -g pi' };
+const OPENCODE = { command: 'opencode', install: 'npm install -g opencode-ai' };
 
 describe('runAgent', () => {
-  it('writes the files first, then runs the agent with plan args before the user args', async () => {
+  it('writes the files first, then runs the agent with plan args before the user args, less unset variables', async () => {
     const h = harness();
-    const done = runAgent('pi', plan, ['run', 'hi'], { PATH: '/bin' }, h.edges);
+    const done = runAgent(
+      PI,
+      plan,
+      ['run', 'hi'],
+      { PATH: '/bin', ANTHROPIC_API_KEY: 'elsewhere' },
+      h.edges,
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(h.written).toEqual([['/p/models.json', '{}\n']]);
     expect(h.spawned).toEqual([
@@ -90,7 +100,7 @@ describe('runAgent', () => {
 
   it('forwards SIGTERM by PID and exits with 128 + its number', async () => {
     const h = harness({ exitOn: 'SIGTERM' });
-    const done = runAgent('opencode', plan, [], {}, h.edges);
+    const done = runAgent(OPENCODE, plan, [], {}, h.edges);
     await new Promise((resolve) => setImmediate(resolve));
     h.signal('SIGTERM');
     expect(await done).toBe(143);
@@ -99,7 +109,7 @@ describe('runAgent', () => {
 
   it('kills an agent that ignores the forwarded signal once the grace has passed', async () => {
     const h = harness();
-    const done = runAgent('opencode', plan, [], {}, h.edges);
+    const done = runAgent(OPENCODE, plan, [], {}, h.edges);
     await new Promise((resolve) => setImmediate(resolve));
     h.signal('SIGINT');
     h.signal('SIGINT');
@@ -111,10 +121,12 @@ describe('runAgent', () => {
 
   it('names the missing program and how to go on', async () => {
     const h = harness();
-    const done = runAgent('opencode', plan, [], {}, h.edges);
+    const done = runAgent(OPENCODE, plan, [], {}, h.edges);
     await new Promise((resolve) => setImmediate(resolve));
     h.child.emit('error', Object.assign(new Error('spawn'), { code: 'ENOENT' }));
-    await expect(done).rejects.toThrow('opencode is not on PATH');
+    await expect(done).rejects.toThrow(
+      'opencode is not on PATH: install it with npm install -g opencode-ai',
+    );
   });
 });
 

@@ -10,7 +10,7 @@ import { constants } from 'node:os';
 
 import { SvcError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/fs/atomic-write.ts';
-import type { AgentPlan } from './agent-plan.ts';
+import type { AgentPlan, AgentSpec } from './agent-plan.ts';
 
 export interface RunEdges {
   readonly spawn: (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
@@ -44,8 +44,18 @@ export function statusOf(code: number | null, signal: NodeJS.Signals | null): nu
   return 128 + (signal === null ? 9 : ((constants.signals[signal] as number | undefined) ?? 9));
 }
 
+/** The agent's environment: the user's, less what the plan removes, plus what it adds. */
+export function agentEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  plan: AgentPlan,
+): Record<string, string | undefined> {
+  const unset = new Set(plan.unsetEnv ?? []);
+  const kept = Object.entries(env).filter(([name]) => !unset.has(name));
+  return { ...Object.fromEntries(kept), ...plan.env };
+}
+
 export async function runAgent(
-  command: string,
+  agent: Pick<AgentSpec, 'command' | 'install'>,
   plan: AgentPlan,
   userArgs: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
@@ -54,9 +64,10 @@ export async function runAgent(
   for (const file of plan.files) {
     await edges.writeFile(file.path, file.content);
   }
+  const { command } = agent;
   const child = edges.spawn(command, [...plan.args, ...userArgs], {
     stdio: 'inherit',
-    env: { ...env, ...plan.env },
+    env: agentEnv(env, plan),
   });
   return new Promise<number>((resolve, reject) => {
     let killTimer: { unref(): void } | undefined;
@@ -75,7 +86,7 @@ export async function runAgent(
         error.code === 'ENOENT'
           ? new SvcError(
               'ERR_AGENT_MISSING',
-              `${command} is not on PATH: install it (docs/agents.md lists how), or pick another agent with --agent`,
+              `${command} is not on PATH: install it with ${agent.install} (svc code --list shows every agent), or pick another with --agent`,
             )
           : new SvcError(
               'ERR_AGENT_MISSING',

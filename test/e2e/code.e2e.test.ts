@@ -333,7 +333,7 @@ describe('svc code with the recording fake agent', () => {
     const unknown = await test.code(['--agent', 'claud']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain(
-      '--agent names "claud", which svc cannot launch: use "opencode" or "pi"',
+      '--agent names "claud", which svc cannot launch (did you mean "claude"?): use "opencode", "pi", "claude", "codex"',
     );
 
     const missing = await test.code([], { env: { PATH: dirname(process.execPath) } });

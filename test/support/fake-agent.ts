@@ -1,6 +1,7 @@
 /**
- * The recording fake agent (test/fixtures/agents): `opencode` and `pi` shims first on PATH that
- * write what they received to a JSON file, so a test can check what `svc code` handed the agent.
+ * The recording fake agent (test/fixtures/agents): `opencode`, `pi`, `claude` and `codex` shims
+ * first on PATH that write what they received to a JSON file, so a test can check what `svc code`
+ * handed the agent.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ export interface AgentRecord {
   readonly name: string;
   readonly args: string[];
   readonly env: Record<string, string>;
-  /** The files of PI_CODING_AGENT_DIR, by name. */
+  /** The files of PI_CODING_AGENT_DIR or CODEX_HOME, by name. */
   readonly files: Record<string, string>;
   readonly signals: string[];
 }

@@ -17,15 +17,18 @@ function isExecutable(path: string): boolean {
   }
 }
 
+/** The first executable file called `name` in the PATH's absolute directories. */
+export function findOnPath(name: string, pathVariable: string | undefined): string | undefined {
+  const dirs = (pathVariable ?? '').split(delimiter).filter((dir) => dir !== '' && isAbsolute(dir));
+  return dirs.map((dir) => join(dir, name)).find(isExecutable);
+}
+
 export function locateBinary(runner: Runner, pathVariable: string | undefined): string | undefined {
   const engine = ENGINES[runner];
-  const dirs = (pathVariable ?? '').split(delimiter).filter((dir) => dir !== '' && isAbsolute(dir));
   for (const name of engine.binaries) {
-    for (const dir of dirs) {
-      const candidate = join(dir, name);
-      if (isExecutable(candidate)) {
-        return candidate;
-      }
+    const found = findOnPath(name, pathVariable);
+    if (found !== undefined) {
+      return found;
     }
   }
   return engine.fallbackPaths.find(isExecutable);
