@@ -12,23 +12,6 @@ import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/fs/atomic-write.ts';
 
-/** The registry file's keys, exactly as the original writes them. */
-export const REGISTRY_KEYS = [
-  'start_url',
-  'stop_url',
-  'stats_url',
-  'update_url',
-  'deploy_url',
-  'env_url',
-  'seed_url',
-  'base_url',
-  'region',
-  'environment',
-] as const;
-
-export type RegistryKey = (typeof REGISTRY_KEYS)[number];
-export type RegistryEntry = Partial<Record<RegistryKey, string>>;
-
 /** The calls' URLs, by the name of the call they serve. */
 export const URL_KEYS = [
   'start_url',
@@ -39,6 +22,13 @@ export const URL_KEYS = [
   'env_url',
   'seed_url',
 ] as const;
+
+/** The registry file's keys, exactly as the original writes them. */
+export const REGISTRY_KEYS = [...URL_KEYS, 'base_url', 'region', 'environment'] as const;
+
+export type RegistryKey = (typeof REGISTRY_KEYS)[number];
+export type RegistryEntry = Partial<Record<RegistryKey, string>>;
+
 export type UrlKey = (typeof URL_KEYS)[number];
 
 /** A remote environment ready to be called: every address it has, its region and env key. */
