@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { StatusResponse } from '../core/contract/schemas.ts';
-import { parsePrometheus, type PromSample } from '../core/metrics/prometheus.ts';
+import { parsePrometheus, type PromSample, sampleValue } from '../core/metrics/prometheus.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { GatewayMetrics, routeOf } from './gateway-metrics.ts';
 import type { NodeSnapshot } from './node-snapshot.ts';
@@ -23,17 +23,7 @@ async function scrape(metrics: GatewayMetrics): Promise<PromSample[]> {
   return parsePrometheus((await metrics.exposition(false)).body);
 }
 
-function value(
-  samples: readonly PromSample[],
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined {
-  return samples.find(
-    (sample) =>
-      sample.name === name &&
-      Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
-  )?.value;
-}
+const value = sampleValue;
 
 describe('routeOf', () => {
   it('maps every path onto a fixed set of labels', () => {

@@ -9,23 +9,17 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { parsePrometheus, type PromSample } from '../../src/core/metrics/prometheus.ts';
+import {
+  parsePrometheus,
+  type PromSample,
+  sampleValue,
+} from '../../src/core/metrics/prometheus.ts';
 import { authorized, startGatewayFleet } from '../support/gateway-fleet.ts';
 import { readSse } from '../support/sse.ts';
 import { tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
 
-function value(
-  samples: readonly PromSample[],
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined {
-  return samples.find(
-    (sample) =>
-      sample.name === name &&
-      Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
-  )?.value;
-}
+const value = sampleValue;
 
 describe('gateway GET /metrics', () => {
   it('is behind the token, parses, and moves with real requests, wakes and node state', async () => {

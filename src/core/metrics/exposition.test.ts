@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { Stats } from '../contract/schemas.ts';
 import { exposition, type ExpositionInput, wantsOpenMetrics } from './exposition.ts';
-import { parsePrometheus, type PromSample } from './prometheus.ts';
+import { parsePrometheus, type PromSample, sampleValue } from './prometheus.ts';
 
 const GIB = 1024 ** 3;
 
@@ -55,16 +55,7 @@ async function scrape(value: ExpositionInput): Promise<PromSample[]> {
   return samples;
 }
 
-const value = (
-  samples: readonly PromSample[],
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined =>
-  samples.find(
-    (sample) =>
-      sample.name === name &&
-      Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
-  )?.value;
+const value = sampleValue;
 
 describe('exposition', () => {
   it('reports every reading of a running engine in base units', async () => {

@@ -107,3 +107,16 @@ export function parsePrometheus(text: string): PromSample[] {
   }
   return samples;
 }
+
+/** The value of the first sample named `name` whose labels include every one of `labels`. */
+export function sampleValue(
+  samples: readonly PromSample[],
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number | undefined {
+  return samples.find(
+    (sample) =>
+      sample.name === name &&
+      Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
+  )?.value;
+}
