@@ -10,46 +10,17 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { freePort, startTestDaemon } from '../support/daemon.ts';
+import { runSvcCode, startAgentFleet } from '../support/agent-fleet.ts';
 import { REPO_ROOT, testPath } from '../support/engines.ts';
-import { GATEWAY_TOKEN, NODE_TOKEN, startTestGateway } from '../support/gateway-fleet.ts';
-import { startProcess } from '../support/processes.ts';
-import { SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { GATEWAY_TOKEN } from '../support/gateway-fleet.ts';
+import { tempDir } from '../support/svc.ts';
 
 const OPENCODE_BIN = join(REPO_ROOT, 'node_modules', '.bin');
 
 describe('svc code with the real opencode', () => {
   it('runs opencode run through the gateway on the real llama-server and exits 0', async () => {
     const dir = await tempDir();
-    const model = await writeTinyModel(join(dir, 'tiny.gguf'), { contextLength: 32768 });
-    const enginePort = await freePort();
-    await writeFile(
-      join(dir, 'a.svc'),
-      `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nCONTEXT 32768\nBASEURL 127.0.0.1:${enginePort}\n`,
-    );
-    const daemon = await startTestDaemon({ configDir: join(dir, 'config-a'), token: NODE_TOKEN });
-    const nodes = [
-      'nodes:',
-      '  - name: a',
-      '    host: 127.0.0.1',
-      `    port: ${new URL(daemon.url).port}`,
-      '    tokenEnv: NODE_TOKEN',
-      '    file: a.svc',
-      '    engine: {host: 127.0.0.1}',
-    ];
-    const fleetPath = join(dir, 'fleet.yaml');
-    await writeFile(fleetPath, `${nodes.join('\n')}\n`);
-    const { gateway, url: gatewayUrl } = await startTestGateway({
-      cwd: dir,
-      configDir: join(dir, 'config-gateway'),
-      env: { NODE_TOKEN },
-    });
-    // The section names the gateway that is now listening (the gateway itself never reads it).
-    await writeFile(
-      fleetPath,
-      `gateway:\n  url: ${gatewayUrl}\n  tokenEnv: GW_TOKEN\n${nodes.join('\n')}\n`,
-    );
+    const { daemon, gateway, gatewayUrl } = await startAgentFleet(dir);
 
     // opencode writes its data, cache and state under HOME/XDG dirs: all private to this test.
     const home = join(dir, 'home');
@@ -67,15 +38,10 @@ describe('svc code with the real opencode', () => {
         provider: { svc: { models: { tiny: { limit: { context: 32768, output: 8 } } } } },
       }),
     );
-    // Its own process group, so that however the test ends, opencode goes with svc (a SIGKILL'd
-    // svc could not forward anything).
-    const svc = startProcess(SVC, ['code', 'a.svc', '--', 'run', 'say hello', '-m', 'svc/tiny'], {
-      cwd: dir,
-      detached: true,
-      env: {
-        ...process.env,
-        SVC_ALIAS: '',
-        SVC_LOG_LEVEL: '',
+    const run = await runSvcCode(
+      dir,
+      ['a.svc', '--', 'run', 'say hello', '-m', 'svc/tiny'],
+      {
         PATH: testPath(OPENCODE_BIN),
         HOME: home,
         XDG_CONFIG_HOME: join(home, '.config'),
@@ -84,25 +50,9 @@ describe('svc code with the real opencode', () => {
         XDG_STATE_HOME: join(home, '.local', 'state'),
         OPENCODE_DISABLE_MODELS_FETCH: '1',
         OPENCODE_DISABLE_AUTOUPDATE: '1',
-        SVC_CONFIG_DIR: join(dir, 'config-code'),
-        GW_TOKEN: GATEWAY_TOKEN,
-        OPENAI_API_KEY: '',
       },
-    });
-    let status: number | NodeJS.Signals | 'timeout';
-    try {
-      status = await Promise.race([
-        svc.exited(),
-        new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 400_000)),
-      ]);
-    } finally {
-      try {
-        process.kill(-svc.pid, 'SIGKILL');
-      } catch {
-        // the whole group has already exited
-      }
-    }
-    const run = { status, stdout: svc.stdout(), stderr: svc.stderr() };
+      400_000,
+    );
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stderr).toContain(`opencode → ${gatewayUrl}/v1`);
     // opencode's completions reached the engine through the gateway, which woke the node for them.

@@ -19,12 +19,10 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { freePort, startTestDaemon } from '../support/daemon.ts';
+import { runSvcCode, startAgentFleet } from '../support/agent-fleet.ts';
 import { REPO_ROOT, testPath } from '../support/engines.ts';
-import { GATEWAY_TOKEN, NODE_TOKEN, startTestGateway } from '../support/gateway-fleet.ts';
-import { startProcess } from '../support/processes.ts';
-import { SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { GATEWAY_TOKEN } from '../support/gateway-fleet.ts';
+import { tempDir } from '../support/svc.ts';
 
 const AGENT_BIN = join(REPO_ROOT, 'node_modules', '.bin');
 
@@ -34,33 +32,9 @@ const RUN_LIMIT_MS = 300_000;
 describe('svc code with the real Claude Code and Codex', () => {
   it('runs each agent through the gateway on the real llama-server; each exits 0', async () => {
     const dir = await tempDir();
-    const model = await writeTinyModel(join(dir, 'tiny.gguf'), { contextLength: 32768 });
-    await writeFile(join(dir, 'tiny.ini'), '[tiny]\nlogit-bias = 2+100\n');
-    await writeFile(
-      join(dir, 'a.svc'),
-      `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nPRESET tiny.ini\nCONTEXT 32768\nBASEURL 127.0.0.1:${await freePort()}\n`,
-    );
-    const daemon = await startTestDaemon({ configDir: join(dir, 'config-a'), token: NODE_TOKEN });
-    const nodes = [
-      'nodes:',
-      '  - name: a',
-      '    host: 127.0.0.1',
-      `    port: ${new URL(daemon.url).port}`,
-      '    tokenEnv: NODE_TOKEN',
-      '    file: a.svc',
-      '    engine: {host: 127.0.0.1}',
-    ];
-    const fleetPath = join(dir, 'fleet.yaml');
-    await writeFile(fleetPath, `${nodes.join('\n')}\n`);
-    const { gateway, url: gatewayUrl } = await startTestGateway({
-      cwd: dir,
-      configDir: join(dir, 'config-gateway'),
-      env: { NODE_TOKEN },
-    });
-    // The section names the gateway that is now listening (the gateway itself never reads it).
-    await writeFile(
-      fleetPath,
-      `gateway:\n  url: ${gatewayUrl}\n  tokenEnv: GW_TOKEN\n${nodes.join('\n')}\n`,
+    const { daemon, gateway, gatewayUrl } = await startAgentFleet(
+      dir,
+      '[tiny]\nlogit-bias = 2+100\n',
     );
     // Both agents keep their state under HOME (~/.claude, and Codex's caches): private here.
     const home = join(dir, 'home');
@@ -68,39 +42,8 @@ describe('svc code with the real Claude Code and Codex', () => {
     const instructions = join(dir, 'instructions.md');
     await writeFile(instructions, 'Reply in one word.\n');
 
-    const code = async (args: string[], env: Record<string, string> = {}) => {
-      // Its own process group, so that however the test ends, the agent goes with svc (a
-      // SIGKILL'd svc could not forward anything).
-      const svc = startProcess(SVC, ['code', ...args], {
-        cwd: dir,
-        detached: true,
-        env: {
-          ...process.env,
-          SVC_ALIAS: '',
-          SVC_LOG_LEVEL: '',
-          PATH: testPath(AGENT_BIN),
-          HOME: home,
-          SVC_CONFIG_DIR: join(dir, 'config-code'),
-          GW_TOKEN: GATEWAY_TOKEN,
-          OPENAI_API_KEY: '',
-          ...env,
-        },
-      });
-      let status: number | NodeJS.Signals | 'timeout';
-      try {
-        status = await Promise.race([
-          svc.exited(),
-          new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), RUN_LIMIT_MS)),
-        ]);
-      } finally {
-        try {
-          process.kill(-svc.pid, 'SIGKILL');
-        } catch {
-          // the whole group has already exited
-        }
-      }
-      return { status, stdout: svc.stdout(), stderr: svc.stderr() };
-    };
+    const code = (args: string[], env: Record<string, string> = {}) =>
+      runSvcCode(dir, args, { PATH: testPath(AGENT_BIN), HOME: home, ...env }, RUN_LIMIT_MS);
 
     // Claude Code with --model on the gateway's generic list: the node sleeps until its request.
     const claude = await code([
