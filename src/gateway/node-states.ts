@@ -27,6 +27,9 @@ interface Entry extends LimitedCall {
   settle?: ((snapshot: NodeSnapshot) => void) | undefined;
 }
 
+/** How many ticks' share one late tick may make up (node-states loop). */
+const CATCH_UP_TICKS = 4;
+
 export class NodeStates {
   private readonly entries: Entry[];
   private readonly byName = new Map<string, Entry>();
@@ -250,9 +253,17 @@ export class NodeStates {
   private async loop(): Promise<void> {
     const { now, sleep, refreshMs, idleAfterMs, tickMs } = this.options;
     const perTick = Math.max(1, Math.ceil((this.entries.length * tickMs) / this.periodMs));
+    // Each tick is owed at least its share, and more when its sleep ended late (a busy event
+    // loop, a coarse timer): counted by ticks alone, the rate would fall below N per period and
+    // snapshots would age. A late tick makes up for a few ticks at most, never a long stall.
+    let owed = 0;
+    let last = now();
     try {
       while (!this.closed && now() - this.lastUsed <= idleAfterMs) {
         const time = now();
+        const byClock = ((time - last) * this.entries.length) / this.periodMs;
+        owed = Math.min(owed + Math.max(perTick, byClock), CATCH_UP_TICKS * perTick);
+        last = time;
         for (const [entry, routedAt] of this.hot) {
           if (time - routedAt > idleAfterMs) {
             this.hot.delete(entry);
@@ -261,7 +272,7 @@ export class NodeStates {
           }
         }
         let asked = 0;
-        for (let seen = 0; seen < this.entries.length && asked < perTick; seen += 1) {
+        for (let seen = 0; seen < this.entries.length && asked + 1 <= owed; seen += 1) {
           const entry = this.entries[this.cursor];
           this.cursor = (this.cursor + 1) % this.entries.length;
           if (
@@ -273,6 +284,9 @@ export class NodeStates {
             asked += 1;
           }
         }
+        // With none left due, what is owed is one tick's share at most: the next node that falls
+        // due is asked at once, the rest at the steady rate.
+        owed = asked + 1 <= owed ? Math.min(owed - asked, perTick) : owed - asked;
         await sleep(tickMs);
       }
     } finally {
