@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { freePort, spawned, stopChildren, waitForLine } from './support.ts';
+import { freePort, spawned, startSvcDaemon, stopChildren, svcEnv, waitForLine } from './support.ts';
 
 export interface PathTarget {
   readonly name: 'direct' | 'nginx' | 'naive Node proxy' | 'svc gateway' | 'svc gateway (before)';
@@ -79,19 +79,10 @@ export async function startBenchPaths(
     await stopChildren(children);
     await rm(work, { recursive: true, force: true });
   };
-  const env = {
-    ...process.env,
-    PATH: `${join(repoRoot, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`,
-    SVC_LOG_LEVEL: 'warn',
-  };
+  const env = svcEnv(repoRoot);
   const cli = join(repoRoot, 'dist', 'cli.js');
   try {
-    const daemon = spawn(process.execPath, [cli, 'daemon', '--api-addr', '127.0.0.1:0'], {
-      env: { ...env, SVC_CONFIG_DIR: join(work, 'node') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(daemon);
-    const [, daemonUrl = ''] = await waitForLine(daemon, /listening on (http:\/\/\S+)/);
+    const { url: daemonUrl } = await startSvcDaemon(repoRoot, env, join(work, 'node'), children);
     const enginePort = await freePort();
     const started = await fetch(`${daemonUrl}/v1/start`, {
       method: 'POST',

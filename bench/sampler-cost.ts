@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { freePort, waitForLine } from './support.ts';
+import { freePort, svcEnv, waitForLine } from './support.ts';
 
 export interface SamplerCost {
   seconds: number;
@@ -40,13 +40,7 @@ export async function benchSamplerCost(
     process.execPath,
     [join(repoRoot, 'dist', 'cli.js'), 'daemon', '--api-addr', '127.0.0.1:0'],
     {
-      env: {
-        ...process.env,
-        PATH: `${join(repoRoot, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`,
-        SVC_CONFIG_DIR: configDir,
-        SVC_LOG_LEVEL: 'warn',
-        SVC_SAMPLE_INTERVAL_SECONDS: '',
-      },
+      env: svcEnv(repoRoot, { SVC_CONFIG_DIR: configDir, SVC_SAMPLE_INTERVAL_SECONDS: '' }),
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );

@@ -1,7 +1,8 @@
 /** Process and port helpers the benchmarks share (the test helpers need vitest, these do not). */
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 export { freePort } from '../test/support/net.ts';
 
@@ -80,4 +81,34 @@ export function stopWithParent(stop: () => void | Promise<void>): void {
   process.stdin.resume();
   process.stdin.once('end', once);
   process.stdin.once('close', once);
+}
+
+/** The environment a benchmark runs svc in: the engine kit's binaries first on PATH, warnings only. */
+export function svcEnv(repoRoot: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PATH: `${join(repoRoot, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`,
+    SVC_LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/**
+ * `svc daemon` from the built CLI on 127.0.0.1, port 0, keeping its state in `configDir`; the
+ * child joins `children` (for stopChildren) and the promise resolves with its URL once it listens.
+ */
+export async function startSvcDaemon(
+  repoRoot: string,
+  env: NodeJS.ProcessEnv,
+  configDir: string,
+  children: ChildProcess[],
+): Promise<{ daemon: ChildProcess; url: string }> {
+  const daemon = spawn(
+    process.execPath,
+    [join(repoRoot, 'dist', 'cli.js'), 'daemon', '--api-addr', '127.0.0.1:0'],
+    { env: { ...env, SVC_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  children.push(daemon);
+  const [, url = ''] = await waitForLine(daemon, /listening on (http:\/\/\S+)/);
+  return { daemon, url };
 }

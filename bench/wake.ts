@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { request } from 'undici';
 
-import { freePort, stopChildren, waitForLine } from './support.ts';
+import { freePort, startSvcDaemon, stopChildren, svcEnv, waitForLine } from './support.ts';
 
 export interface WakeBench {
   readonly wakes: number;
@@ -55,22 +55,14 @@ async function stopAndWait(daemonUrl: string): Promise<void> {
 export async function benchWake(repoRoot: string, model: string, wakes = 8): Promise<WakeBench> {
   const work = await mkdtemp(join(tmpdir(), 'svc-wakebench-'));
   const children: ChildProcess[] = [];
-  const env = {
-    ...process.env,
-    PATH: `${join(repoRoot, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`,
-    SVC_LOG_LEVEL: 'warn',
+  const env = svcEnv(repoRoot, {
     SVC_API_TOKEN: '',
     // The default cadence: this is what the figure is about.
     SVC_SAMPLE_INTERVAL_SECONDS: '',
-  };
+  });
   const cli = join(repoRoot, 'dist', 'cli.js');
   try {
-    const daemon = spawn(process.execPath, [cli, 'daemon', '--api-addr', '127.0.0.1:0'], {
-      env: { ...env, SVC_CONFIG_DIR: join(work, 'node') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(daemon);
-    const [, daemonUrl = ''] = await waitForLine(daemon, /listening on (http:\/\/\S+)/);
+    const { url: daemonUrl } = await startSvcDaemon(repoRoot, env, join(work, 'node'), children);
     const enginePort = await freePort();
     await writeFile(
       join(work, 'node.svc'),
