@@ -9,3 +9,36 @@ export function nextShutdownSignal(): Promise<NodeJS.Signals> {
     process.once('SIGTERM', resolve);
   });
 }
+
+/**
+ * Runs `step` every `intervalMs` until SIGINT or SIGTERM, for a command that watches (`-w`) or
+ * follows (`-f`): the wait between steps ends at the signal, and no step starts after it. With
+ * `first`, one step runs at once, already under the signal's listener.
+ */
+export async function everyUntilShutdown(
+  intervalMs: number,
+  step: () => Promise<void>,
+  first = false,
+): Promise<void> {
+  const stop = new AbortController();
+  const signal = nextShutdownSignal().then(() => {
+    stop.abort();
+  });
+  const stopped = (): boolean => stop.signal.aborted;
+  if (first) {
+    await step();
+  }
+  while (!stopped()) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      signal,
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, intervalMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!stopped()) {
+      await step();
+    }
+  }
+}

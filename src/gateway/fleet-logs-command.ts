@@ -4,7 +4,7 @@
  * node that stops answering (its daemon restarting) is reported once and polled on, and an
  * engine restart is only more lines in the same log (the daemon appends, never rotates: spec §8).
  */
-import { nextShutdownSignal } from '../core/signals.ts';
+import { everyUntilShutdown } from '../core/signals.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { advance, type LogCursor, prefixer, START_CURSOR } from './fleet-log-cursor.ts';
 import { unreachableByConfig } from './fleet-select.ts';
@@ -92,24 +92,9 @@ export async function runLogs(command: LogsCommand): Promise<number> {
     }
     return failed ? 1 : 0;
   }
-  const stop = new AbortController();
-  const signal = nextShutdownSignal().then(() => {
-    stop.abort();
+  await everyUntilShutdown(FOLLOW_POLL_MS, async () => {
+    await Promise.all(logs.map(poll));
   });
-  const stopped = (): boolean => stop.signal.aborted;
-  while (!stopped()) {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      signal,
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, FOLLOW_POLL_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!stopped()) {
-      await Promise.all(logs.map(poll));
-    }
-  }
   // GUIDE D17: a clean signal shutdown exits 0.
   return 0;
 }

@@ -3,7 +3,7 @@
  * redraws every 2 s until Ctrl+C, with token and request rates from one reading to the next; on a
  * terminal each frame replaces the last, off one the frames follow each other.
  */
-import { nextShutdownSignal } from '../core/signals.ts';
+import { everyUntilShutdown } from '../core/signals.ts';
 import { mapBounded } from './call-limiter.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import {
@@ -82,25 +82,12 @@ export async function runMetrics(command: MetricsCommand): Promise<number> {
     await frame();
     return 0;
   }
-  const stop = new AbortController();
-  const signal = nextShutdownSignal().then(() => {
-    stop.abort();
-  });
-  const stopped = (): boolean => stop.signal.aborted;
-  while (!stopped()) {
+  const watchFrame = async (): Promise<void> => {
     await frame();
     if (!command.tty && !command.json) {
       command.write('\n');
     }
-    // Wait for the next tick or the signal, whichever comes first; nothing keeps running after.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      signal,
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, WATCH_INTERVAL_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-  }
+  };
+  await everyUntilShutdown(WATCH_INTERVAL_MS, watchFrame, true);
   return 0;
 }
