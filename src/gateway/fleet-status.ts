@@ -5,6 +5,7 @@
  * (../shared/reference/original-behaviour.md §10). Problems that would only fail a start (an unset
  * engine key variable, a missing Svcfile source) are listed under the table.
  */
+import { futureOnly } from '../remote/replies.ts';
 import { mapBounded } from './call-limiter.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { startProblems, unreachableByConfig } from './fleet-select.ts';
@@ -53,10 +54,8 @@ export async function fleetStatus(
 /** What a node serves; a remote environment's retention deadline while it is ahead (spec §2.4). */
 function servingText(status: NodeStatus): string {
   const serving = status.servedName ?? status.model ?? '';
-  const retained =
-    status.retainUntil !== undefined && Date.parse(status.retainUntil) > Date.now()
-      ? `kept until ${status.retainUntil}`
-      : '';
+  const until = futureOnly(status.retainUntil, Date.now());
+  const retained = until === undefined ? '' : `kept until ${until}`;
   return [serving, retained].filter((part) => part !== '').join('  ');
 }
 

@@ -2,6 +2,7 @@
  * The bodies of `/v1/models`, `/v1/models/{id}` and `/v1/fleet` (spec §4.2 rules 1 and 6), from
  * the kept node snapshots, each serialised once per set of snapshots and reused while it holds.
  */
+import { futureOnly } from '../remote/replies.ts';
 import { listModels, modelReply, modelsReply } from './model-endpoints.ts';
 import type { ModelEntry } from './models-list.ts';
 import type { FleetView, NodeSnapshot } from './node-snapshots.ts';
@@ -60,6 +61,7 @@ async function fleetReply(
         return { ...base, state: snapshot.outcome, detail: snapshot.detail };
       }
       const { status } = snapshot;
+      const retainUntil = futureOnly(status.retainUntil, Date.now());
       const wakeable =
         status.state === 'running' ? undefined : await deps.view.wakeableModel(snapshot.node);
       return {
@@ -70,9 +72,7 @@ async function fleetReply(
         ...(status.ready === undefined ? {} : { ready: status.ready }),
         ...(status.lastActiveAt === undefined ? {} : { lastActiveAt: status.lastActiveAt }),
         // spec §2.4: a remote environment's retention deadline, only while in the future.
-        ...(status.retainUntil !== undefined && Date.parse(status.retainUntil) > Date.now()
-          ? { retainUntil: status.retainUntil }
-          : {}),
+        ...(retainUntil === undefined ? {} : { retainUntil }),
         ...(wakeable === undefined ? {} : { wakeableModel: wakeable }),
       };
     }),
