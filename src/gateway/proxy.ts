@@ -4,13 +4,11 @@
  * headers and body returned as they come, each chunk written the moment it arrives
  * (upstream-reply.ts). A caller that goes away aborts the upstream request. No retry on another
  * node; on this one, only the single resend of a request whose kept connection had closed. A
- * streamed reply has no time limit; a non-streamed one may take up to --reply-timeout (undici's
- * own 300 s defaults would turn a long completion into a 502).
+ * streamed reply has no time limit; a non-streamed one may take up to --reply-timeout.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Agent, type Dispatcher } from 'undici';
-
+import { EngineClient, type EngineRequest } from './engine-client.ts';
 import type { EngineTarget } from './route.ts';
 import { type RelayFacts, UpstreamReply } from './upstream-reply.ts';
 
@@ -34,23 +32,16 @@ const DROPPED_REQUEST_HEADERS = new Set([
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
-  // Node has already answered 100-continue; undici refuses to send the header on.
+  // Node has already answered 100-continue; the engine must not wait for a go-ahead.
   'expect',
 ]);
 
 /**
- * One pool for all engines; keep-alive stays well under llama-server's own 5 s. Connections are
- * kept after streamed replies too: the one that llama-server closed is detected when a request
- * on it fails before any reply byte, and that request is sent once more (upstream-reply.ts).
+ * One client for all engines; kept connections are reused for 4 s, under llama-server's own 5 s,
+ * and after streamed replies too: the one that llama-server closed is detected when a request on
+ * it fails before any reply byte, and that request is sent once more (upstream-reply.ts).
  */
-const agent: Dispatcher = new Agent({
-  keepAliveTimeout: 4_000,
-  keepAliveMaxTimeout: 4_000,
-  pipelining: 1,
-  // No pool-wide limit: each request sets its own (upstreamTimeouts).
-  headersTimeout: 0,
-  bodyTimeout: 0,
-});
+const engines = new EngineClient();
 
 export interface ProxyRequest {
   readonly incoming: IncomingMessage;
@@ -67,8 +58,8 @@ export interface ProxyRequest {
 }
 
 /**
- * undici's per-request limits: none for a stream (it may run as long as it produces), the reply
- * timeout for the headers and for each body gap of anything else (0 disables a limit in undici).
+ * The engine client's limits: none for a stream (it may run as long as it produces), the reply
+ * timeout for the headers and for each body gap of anything else (0 disables a limit).
  */
 export function upstreamTimeouts(
   streaming: boolean,
@@ -85,7 +76,7 @@ function upstreamPath(target: EngineTarget, incomingUrl: string): string {
 }
 
 /**
- * The caller's raw headers as the flat `[name, value, …]` list undici takes, less the hop-by-hop
+ * The caller's raw headers as the flat `[name, value, …]` list the engine client takes, less the hop-by-hop
  * ones and the caller's Authorization, plus the engine key when the engine is gated.
  */
 export function requestHeaderList(raw: readonly string[], key: string | undefined): string[] {
@@ -109,7 +100,7 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
     // The caller left while the request waited (a wake, a loading engine): ask the engine nothing.
     return;
   }
-  const options: Dispatcher.DispatchOptions = {
+  const options: EngineRequest = {
     origin: target.origin,
     path: upstreamPath(target, incoming.url ?? '/'),
     method: 'POST',
@@ -125,7 +116,7 @@ export async function proxy(target: EngineTarget, request: ProxyRequest): Promis
       extraHeaders: request.extraHeaders,
       facts: request.context,
     },
-    agent,
+    engines,
     options,
   );
   const refusal = await relay.start();

@@ -1,10 +1,16 @@
-/** The relay's decisions, driven through undici's handler calls by a scripted dispatcher. */
+/** The relay's decisions, driven through the engine client's handler calls by a scripted dispatcher. */
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 
-import { type Dispatcher, errors } from 'undici';
 import { describe, expect, it } from 'vitest';
 
+import {
+  EngineClosedError,
+  type EngineDispatcher,
+  type EngineHandler,
+  EngineRequestAbortedError,
+  EngineTimeoutError,
+} from './engine-client.ts';
 import { GatewayError } from './gateway-error.ts';
 import { type RelayFacts, replyHeaderList, resendable, UpstreamReply } from './upstream-reply.ts';
 
@@ -43,74 +49,73 @@ class FakeResponse extends EventEmitter {
   }
 }
 
-/**
- * The handler calls undici's core makes (lib/core/request.js). Its types mark these names
- * deprecated in favour of onRequestStart/onResponse*, yet undici 7 still drives every handler
- * through them, adapting a new-style one on each call (upstream-reply.ts implements them).
- */
-interface CoreCalls {
-  onConnect(abort: (reason?: Error) => void): void;
-  onHeaders(status: number, raw: Buffer[], resume: () => void, text: string): boolean;
-  onData(chunk: Buffer): boolean;
-  onComplete(trailers: Buffer[]): void;
-  onError(error: Error): void;
-}
+type CoreCalls = EngineHandler;
 
 /** Each dispatch hands the handler to the script, which plays the engine's side. */
 function scripted(...attempts: ((handler: CoreCalls) => void)[]): {
-  dispatcher: Dispatcher;
+  dispatcher: EngineDispatcher;
   calls: () => number;
+  /** Whether each dispatch asked for a new connection. */
+  fresh: (boolean | undefined)[];
 } {
   let calls = 0;
-  const dispatcher = {
-    dispatch: (_options: unknown, handler: CoreCalls) => {
+  const fresh: (boolean | undefined)[] = [];
+  const dispatcher: EngineDispatcher = {
+    dispatch: (request, handler) => {
       const attempt = attempts[calls];
       calls += 1;
+      fresh.push(request.freshConnection);
       queueMicrotask(() => attempt?.(handler));
-      return true;
     },
-  } as unknown as Dispatcher;
-  return { dispatcher, calls: () => calls };
+  };
+  return { dispatcher, calls: () => calls, fresh };
 }
 
 function relay(
   outgoing: FakeResponse,
-  dispatcher: Dispatcher,
+  dispatcher: EngineDispatcher,
   facts: RelayFacts = {},
 ): UpstreamReply {
   return new UpstreamReply(
     outgoing as unknown as ServerResponse,
     { node: 'gpu-a', replyTimeoutMs: 1000, extraHeaders: ['x-svc-node', 'gpu-a'], facts },
     dispatcher,
-    { origin: 'http://127.0.0.1:1', path: '/v1/chat/completions', method: 'POST' },
+    {
+      origin: 'http://127.0.0.1:1',
+      path: '/v1/chat/completions',
+      method: 'POST',
+      headers: [],
+      body: '{}',
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    },
   );
 }
 
-const socketClosed = (): Error => new errors.SocketError('other side closed');
+const socketClosed = (): Error => new EngineClosedError(false);
 const answer = (handler: CoreCalls): void => {
   handler.onConnect(() => undefined);
   handler.onHeaders(
     200,
-    [
-      Buffer.from('Content-Type'),
-      Buffer.from('text/event-stream'),
-      Buffer.from('Connection'),
-      Buffer.from('close'),
-    ],
+    ['Content-Type', 'text/event-stream', 'Connection', 'close'],
     () => undefined,
-    'OK',
   );
   handler.onData(Buffer.from('data: 1\n\n'));
-  handler.onComplete([]);
+  handler.onComplete();
 };
 
 describe('UpstreamReply', () => {
   it('sends once more when the kept connection had closed before any reply byte', async () => {
     const outgoing = new FakeResponse();
-    const { dispatcher, calls } = scripted((handler) => handler.onError(socketClosed()), answer);
+    const { dispatcher, calls, fresh } = scripted(
+      (handler) => handler.onError(socketClosed()),
+      answer,
+    );
     const facts: RelayFacts = {};
     expect(await relay(outgoing, dispatcher, facts).start()).toBeUndefined();
     expect(calls()).toBe(2);
+    // Another kept connection may be as dead as the first: the resend opens a new one.
+    expect(fresh).toEqual([undefined, true]);
     // The resent request answered: the metrics see a reply, not an engine failure.
     expect(facts).toEqual({ repliedAt: expect.any(Number) as number });
     expect(outgoing.status).toBe(200);
@@ -135,7 +140,7 @@ describe('UpstreamReply', () => {
   it('never resends once the reply began: the caller sees what was sent end', async () => {
     const outgoing = new FakeResponse();
     const { dispatcher, calls } = scripted((handler) => {
-      handler.onHeaders(200, [], () => undefined, 'OK');
+      handler.onHeaders(200, [], () => undefined);
       handler.onError(socketClosed());
     });
     const facts: RelayFacts = {};
@@ -151,10 +156,10 @@ describe('UpstreamReply', () => {
     let resumed = 0;
     let paused: boolean | undefined;
     const { dispatcher } = scripted((handler) => {
-      handler.onHeaders(200, [], () => (resumed += 1), 'OK');
+      handler.onHeaders(200, [], () => (resumed += 1));
       paused = !handler.onData(Buffer.from('x'));
       outgoing.emit('drain');
-      handler.onComplete([]);
+      handler.onComplete();
     });
     await relay(outgoing, dispatcher).start();
     expect(paused).toBe(true);
@@ -169,11 +174,11 @@ describe('UpstreamReply', () => {
         aborted = reason;
         handler.onError(reason ?? new Error('aborted'));
       });
-      handler.onHeaders(200, [], () => undefined, 'OK');
+      handler.onHeaders(200, [], () => undefined);
       outgoing.emit('close');
     });
     expect(await relay(outgoing, dispatcher).start()).toBeUndefined();
-    expect(aborted).toBeInstanceOf(errors.RequestAbortedError);
+    expect(aborted).toBeInstanceOf(EngineRequestAbortedError);
     expect(outgoing.listenerCount('close')).toBe(0);
   });
 });
@@ -198,6 +203,6 @@ describe('reply headers and resend rule', () => {
     expect(resendable(socketClosed(), true, false)).toBe(false);
     expect(resendable(socketClosed(), false, true)).toBe(false);
     expect(resendable({ code: 'ECONNREFUSED' }, false, false)).toBe(false);
-    expect(resendable(new errors.HeadersTimeoutError(), false, false)).toBe(false);
+    expect(resendable(new EngineTimeoutError('headers'), false, false)).toBe(false);
   });
 });

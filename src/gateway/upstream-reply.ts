@@ -1,22 +1,22 @@
 /**
- * The engine's reply, relayed to the caller through undici's `dispatch` handler interface: raw
- * header arrays in and out, each body chunk written the moment it arrives, one object per request
- * and no stream, iterator or promise per chunk (the profile showed `request()`'s body stream and
- * async iteration on the hot path). A slow reader pauses the engine instead of growing a buffer.
+ * The engine's reply, relayed to the caller as the engine client (engine-client.ts) reads it:
+ * raw header arrays in and out, each body chunk written the moment it arrives, one object per
+ * request and no stream, iterator or promise per chunk. A slow reader pauses the engine instead
+ * of growing a buffer.
  *
  * A request whose connection dies before any reply byte arrived is sent once more: llama-server
  * closes a kept connection after a streamed reply without saying so, and reusing connections
  * (instead of opening one per stream) is worth one resend, as nginx's `proxy_next_upstream` does.
- *
- * The handler methods are the ones undici's types mark deprecated (onConnect, onHeaders, onData,
- * onComplete, onError): undici 7's core still calls exactly these, and wraps a handler written
- * to the newer onRequestStart/onResponse* names in an adapter that parses every reply's headers
- * into an object, the cost this relay exists to avoid.
  */
 import type { ServerResponse } from 'node:http';
 
-import { type Dispatcher, errors } from 'undici';
-
+import {
+  type EngineDispatcher,
+  type EngineHandler,
+  type EngineRequest,
+  EngineRequestAbortedError,
+  EngineTimeoutError,
+} from './engine-client.ts';
 import { errorType, GatewayError } from './gateway-error.ts';
 import { formatDurationText } from './wake.ts';
 import { sseError } from './wake-progress.ts';
@@ -36,7 +36,7 @@ const DROPPED_REPLY_HEADERS = new Set([
 ]);
 
 /** Errors that mean the connection closed under a request the engine never answered. */
-const RESENDABLE = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+const RESENDABLE = new Set(['ECONNRESET', 'EPIPE']);
 
 /** The SSE error event for an engine error that arrives after wake progress sent the headers. */
 export function engineErrorEvent(status: number, text: string, node: string): string {
@@ -63,15 +63,12 @@ export function engineErrorEvent(status: number, text: string, node: string): st
  * The engine's raw reply headers as the flat `[name, value, …]` list `writeHead` takes, less the
  * dropped ones, then the gateway's own. Names keep the engine's spelling; duplicates stay apart.
  */
-export function replyHeaderList(
-  raw: readonly (Buffer | string)[],
-  extra: readonly string[],
-): string[] {
+export function replyHeaderList(raw: readonly string[], extra: readonly string[]): string[] {
   const list: string[] = [];
   for (let index = 0; index + 1 < raw.length; index += 2) {
-    const name = String(raw[index]);
+    const name = raw[index] as string;
     if (!DROPPED_REPLY_HEADERS.has(name.toLowerCase())) {
-      list.push(name, String(raw[index + 1]));
+      list.push(name, raw[index + 1] as string);
     }
   }
   for (const header of extra) {
@@ -115,7 +112,7 @@ function onCallerDrain(this: WithRelay): void {
 }
 
 /** One request's relay; `done` settles when the reply is over or failed before it began. */
-export class UpstreamReply implements Dispatcher.DispatchHandler {
+export class UpstreamReply implements EngineHandler {
   private abortUpstream: ((reason?: Error) => void) | undefined;
   private resume: (() => void) | undefined;
   private started = false;
@@ -130,8 +127,8 @@ export class UpstreamReply implements Dispatcher.DispatchHandler {
   constructor(
     private readonly outgoing: ServerResponse,
     private readonly target: RelayTarget,
-    private readonly dispatcher: Dispatcher,
-    private readonly options: Dispatcher.DispatchOptions,
+    private readonly dispatcher: EngineDispatcher,
+    private readonly options: EngineRequest,
   ) {
     this.done = new Promise((resolve) => {
       this.settle = resolve;
@@ -147,13 +144,18 @@ export class UpstreamReply implements Dispatcher.DispatchHandler {
   }
 
   private send(): void {
-    this.dispatcher.dispatch(this.options, this);
+    // A resend goes on a new connection: another kept one may have closed just the same (after
+    // a stream, llama-server closes every connection it kept).
+    this.dispatcher.dispatch(
+      this.resent ? { ...this.options, freshConnection: true } : this.options,
+      this,
+    );
   }
 
   callerClosed(): void {
     if (!this.outgoing.writableFinished) {
       this.callerGone = true;
-      this.abortUpstream?.(new errors.RequestAbortedError());
+      this.abortUpstream?.(new EngineRequestAbortedError());
     }
   }
 
@@ -164,11 +166,11 @@ export class UpstreamReply implements Dispatcher.DispatchHandler {
   onConnect(abort: (reason?: Error) => void): void {
     this.abortUpstream = abort;
     if (this.callerGone) {
-      abort(new errors.RequestAbortedError());
+      abort(new EngineRequestAbortedError());
     }
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+  onHeaders(statusCode: number, rawHeaders: string[], resume: () => void): boolean {
     this.started = true;
     this.target.facts.repliedAt = performance.now();
     this.resume = resume;
@@ -245,7 +247,7 @@ export class UpstreamReply implements Dispatcher.DispatchHandler {
   }
 
   private refusal(error: Error): GatewayError {
-    if (error instanceof errors.HeadersTimeoutError) {
+    if (error instanceof EngineTimeoutError && error.phase === 'headers') {
       return new GatewayError(
         504,
         `the engine on ${this.target.node} did not answer within ${formatDurationText(this.target.replyTimeoutMs)} (--reply-timeout)`,

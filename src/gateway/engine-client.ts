@@ -1,0 +1,221 @@
+/**
+ * The gateway's HTTP/1.1 client to engines: kept connections per engine origin, one request at a
+ * time on each, the request written in one go and the reply read by reply-parser.ts. It replaces
+ * undici on the relay path because a same-run profile of the two (docs/benchmarks.md, "Engine
+ * client") showed undici's per-request machinery costing more than the whole rest of the
+ * gateway; what the relay needs of a client is small: send, read the head, pass body bytes on,
+ * pause for a slow reader, time out, abort.
+ *
+ * Connections are kept per origin (engine-pool.ts); a kept connection that the engine closed
+ * anyway shows up as EngineClosedError before any reply byte, which the relay answers by sending
+ * once more (upstream-reply.ts).
+ */
+
+import { type ConnectionUser, type EngineConnection, OriginPool } from './engine-pool.ts';
+import { type ReplyEvents, ReplyParser } from './reply-parser.ts';
+
+/** One request to an engine; the timeouts are in ms, 0 for none. */
+export interface EngineRequest {
+  readonly origin: string;
+  readonly path: string;
+  readonly method: string;
+  /** Flat `[name, value, …]`; Host and Content-Length are the client's own. */
+  readonly headers: readonly string[];
+  readonly body: Buffer | string;
+  /** From sending the request until the reply's head has arrived. */
+  readonly headersTimeout: number;
+  /** The longest gap between two pieces of the reply's body. */
+  readonly bodyTimeout: number;
+  /** Send on a new connection, not a kept one (a resend after a kept one failed). */
+  readonly freshConnection?: boolean;
+}
+
+/** What the client tells a request's owner, in this order; onComplete or onError ends it. */
+export interface EngineHandler {
+  onConnect(abort: (reason?: Error) => void): void;
+  /** Answer false to pause the body until `resume` is called. */
+  onHeaders(status: number, rawHeaders: string[], resume: () => void): boolean;
+  /** Answer false to pause the body until `resume` is called. */
+  onData(chunk: Buffer): boolean;
+  onComplete(): void;
+  onError(error: Error): void;
+}
+
+export interface EngineDispatcher {
+  dispatch(request: EngineRequest, handler: EngineHandler): void;
+}
+
+/** The connection closed before the reply ended (before it began, when `replyStarted` is false). */
+export class EngineClosedError extends Error {
+  readonly code = 'ECONNRESET';
+  constructor(readonly replyStarted: boolean) {
+    super(
+      replyStarted
+        ? 'the connection closed before the reply ended'
+        : 'the connection closed before any reply',
+    );
+    this.name = 'EngineClosedError';
+  }
+}
+
+/** A reply that did not arrive in time: its head (`headers`) or the next piece of its body. */
+export class EngineTimeoutError extends Error {
+  readonly code = 'ERR_ENGINE_TIMEOUT';
+  constructor(readonly phase: 'headers' | 'body') {
+    super(phase === 'headers' ? 'no reply head in time' : 'the reply body stalled');
+    this.name = 'EngineTimeoutError';
+  }
+}
+
+/** The request's owner gave it up. */
+export class EngineRequestAbortedError extends Error {
+  readonly code = 'ERR_ENGINE_ABORTED';
+  constructor() {
+    super('the request was aborted');
+    this.name = 'EngineRequestAbortedError';
+  }
+}
+
+/** A header name or value must not carry anything that would end its line. */
+const LINE_BREAK = /[\r\n\0]/;
+
+/** One request and its reply on one connection. */
+class Exchange implements ReplyEvents, ConnectionUser {
+  private readonly parser = new ReplyParser(this);
+  private timer: NodeJS.Timeout | undefined;
+  private finished = false;
+  private keepAlive = false;
+  readonly abort = (reason?: Error): void => this.fail(reason ?? new EngineRequestAbortedError());
+  private readonly resume = (): void => {
+    this.conn.socket.resume();
+  };
+
+  constructor(
+    private readonly conn: EngineConnection,
+    private readonly request: EngineRequest,
+    private readonly handler: EngineHandler,
+  ) {}
+
+  send(head: string): void {
+    const { socket } = this.conn;
+    const { body } = this.request;
+    this.conn.exchange = this;
+    this.handler.onConnect(this.abort);
+    if (this.finished) {
+      return;
+    }
+    if (this.request.headersTimeout > 0) {
+      this.timer = setTimeout(this.timedOut, this.request.headersTimeout);
+    }
+    socket.cork();
+    socket.write(head, 'latin1');
+    if (body.length > 0) {
+      socket.write(body);
+    }
+    socket.uncork();
+  }
+
+  read(data: Buffer): void {
+    try {
+      this.parser.feed(data);
+    } catch (error) {
+      if (this.finished) {
+        // Bytes after the reply: it was answered, the connection is not reused.
+        this.conn.socket.destroy();
+      } else {
+        // A MalformedReplyError: the reply cannot be read, nor the connection trusted.
+        this.fail(error as Error);
+      }
+    }
+  }
+
+  head(status: number, rawHeaders: string[], keepAlive: boolean): void {
+    this.keepAlive = keepAlive;
+    clearTimeout(this.timer);
+    this.timer =
+      this.request.bodyTimeout > 0
+        ? setTimeout(this.timedOut, this.request.bodyTimeout)
+        : undefined;
+    if (!this.handler.onHeaders(status, rawHeaders, this.resume)) {
+      this.conn.socket.pause();
+    }
+  }
+
+  body(chunk: Buffer): void {
+    this.timer?.refresh();
+    if (!this.handler.onData(chunk)) {
+      this.conn.socket.pause();
+    }
+  }
+
+  end(): void {
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.conn.done(this.keepAlive);
+    this.handler.onComplete();
+  }
+
+  /** The connection ended or closed while this exchange was on it. */
+  closed(): void {
+    if (!this.finished && !this.parser.close()) {
+      this.fail(new EngineClosedError(this.parser.started));
+    }
+  }
+
+  fail(error: Error): void {
+    if (this.finished) {
+      return;
+    }
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.conn.done(false);
+    this.handler.onError(error);
+  }
+
+  private readonly timedOut = (): void => {
+    this.fail(new EngineTimeoutError(this.parser.started ? 'body' : 'headers'));
+  };
+}
+
+/** The request line and headers, or the name of a header that would break its line. */
+function requestHead(request: EngineRequest, hostHeader: string): string | Error {
+  let head = `${request.method} ${request.path} HTTP/1.1\r\nhost: ${hostHeader}\r\n`;
+  const { headers } = request;
+  for (let index = 0; index + 1 < headers.length; index += 2) {
+    const name = headers[index] as string;
+    const value = headers[index + 1] as string;
+    if (LINE_BREAK.test(name) || LINE_BREAK.test(value)) {
+      // The value is never quoted: it may be the engine key.
+      return new Error(`the header ${JSON.stringify(name)} carries a line break`);
+    }
+    head += `${name}: ${value}\r\n`;
+  }
+  const length =
+    typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.length;
+  return `${head}content-length: ${length}\r\n\r\n`;
+}
+
+/** Kept connections per engine origin, for the life of the process. */
+export class EngineClient implements EngineDispatcher {
+  private readonly pools = new Map<string, OriginPool>();
+
+  dispatch(request: EngineRequest, handler: EngineHandler): void {
+    let pool = this.pools.get(request.origin);
+    if (pool === undefined) {
+      pool = new OriginPool(request.origin);
+      this.pools.set(request.origin, pool);
+    }
+    const head = requestHead(request, pool.hostHeader);
+    if (head instanceof Error) {
+      handler.onError(head);
+      return;
+    }
+    const conn = request.freshConnection === true ? pool.connect() : pool.acquire();
+    new Exchange(conn, request, handler).send(head);
+  }
+
+  /** Idle connections kept for an origin (what the tests read). */
+  idleCount(origin: string): number {
+    return this.pools.get(origin)?.idle.length ?? 0;
+  }
+}
