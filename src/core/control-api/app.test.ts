@@ -196,3 +196,25 @@ describe('control API', () => {
     expect(wrong.statusCode).toBe(405);
   });
 });
+
+describe('control API over a socket', () => {
+  it('reads an oversized body to its end before the 413, so a client still writing gets it', async () => {
+    const { api, seen } = app('sekrit');
+    await api.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const address = api.server.address() as { port: number };
+      const reply = await fetch(`http://127.0.0.1:${address.port}/v1/deploy-config`, {
+        method: 'PUT',
+        headers: { authorization: 'Bearer sekrit', 'content-type': 'application/json' },
+        body: JSON.stringify({ runner: 'llamacpp', modelId: 'x'.repeat(2_000_000) }),
+      });
+      expect(reply.status).toBe(413);
+      // Answered before the body was read, Node would close the connection under the writer.
+      expect(reply.headers.get('connection')).not.toBe('close');
+      expect(((await reply.json()) as { error: string }).error).toContain('larger than');
+      expect(seen).toEqual([]);
+    } finally {
+      await api.close();
+    }
+  });
+});

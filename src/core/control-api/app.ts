@@ -10,6 +10,7 @@ import { bearerChecker } from '../auth/bearer.ts';
 import type { LogsResponse, Message, Stats, StatusResponse } from '../contract/schemas.ts';
 import { SvcError } from '../errors.ts';
 import { logRequest } from '../http/access-log.ts';
+import { afterBody } from '../http/drain-body.ts';
 import { HttpError } from '../http/http-error.ts';
 import { jsonErrorPosition } from '../http/json-error.ts';
 import type { Logger } from '../logger.ts';
@@ -47,6 +48,8 @@ const STATUS_BY_CODE: Partial<Record<SvcError['code'], number>> = {
 };
 
 const BODY_LIMIT = 1024 * 1024;
+/** A refused body up to this size is read to its end first, so its 413 reaches the caller. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 /** spec §4.1 rule 5: a whole number ≥ minimum, or 400 naming the parameter. */
 function queryInteger(
@@ -108,7 +111,7 @@ export function buildControlApi({ token, logger, handlers }: ControlApiOptions):
     });
   });
 
-  app.setErrorHandler((error: FastifyError | HttpError | SvcError, _request, reply) => {
+  app.setErrorHandler((error: FastifyError | HttpError | SvcError, request, reply) => {
     let status = 500;
     let message = 'internal error; see the daemon log';
     if (error instanceof HttpError) {
@@ -134,7 +137,20 @@ export function buildControlApi({ token, logger, handlers }: ControlApiOptions):
     if (status === 500) {
       logger.error('request failed inside svc', { reason: error.message });
     }
-    void reply.code(status).type('application/json').send({ error: message });
+    const send = (): void => {
+      void reply.code(status).type('application/json').send({ error: message });
+    };
+    if ((error as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      afterBody(request.raw, DRAIN_LIMIT, (drained) => {
+        if (drained) {
+          // Fastify marks every refused body `connection: close`; read to its end, it need not.
+          void reply.removeHeader('connection');
+        }
+        send();
+      });
+      return;
+    }
+    send();
   });
 
   app.setNotFoundHandler((request, reply) => {
