@@ -143,6 +143,49 @@ describe('EngineClient', () => {
     expect(client.idleCount(origin)).toBe(1);
   });
 
+  it('holds the rest of one read while paused, and no time limit runs out meanwhile', async () => {
+    const origin = await listen(
+      createTcpServer((socket: Socket) => {
+        socket.once('data', () => {
+          const chunks = Array.from({ length: 30 }, (_, index) => `data: ${index}\n\n`);
+          // Thirty chunks and the end in one write: one socket read on the client.
+          socket.write(
+            'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n' +
+              chunks.map((chunk) => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('') +
+              '0\r\n\r\n',
+          );
+        });
+      }),
+    );
+    const client = new EngineClient();
+    let resume: (() => void) | undefined;
+    let whilePaused = 0;
+    let paused = false;
+    const outcome = await send(client, request(origin, { bodyTimeout: 30 }), {
+      onHeaders: (_status, _headers, resumeBody) => {
+        resume = resumeBody;
+        return true;
+      },
+      onData: () => {
+        if (paused) {
+          whilePaused += 1;
+        }
+        paused = true;
+        // A reader that takes longer than the body's time limit to want more.
+        setTimeout(() => {
+          paused = false;
+          resume?.();
+        }, 60);
+        return false;
+      },
+    });
+    expect(whilePaused).toBe(0);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.body).toBe(
+      Array.from({ length: 30 }, (_, index) => `data: ${index}\n\n`).join(''),
+    );
+  });
+
   it('does not keep a connection the engine closes, nor a reply framed by its close', async () => {
     const origin = await listen(
       createTcpServer((socket) => {

@@ -85,10 +85,15 @@ class Exchange implements ReplyEvents, ConnectionUser {
   private timer: NodeJS.Timeout | undefined;
   private finished = false;
   private keepAlive = false;
+  private gotHead = false;
+  /**
+   * The owner asked for a pause. One socket read can hold many pieces of the body: those after
+   * the pause wait here (and the end behind them) until `resume`, as undici's parser stopped.
+   */
+  private paused = false;
+  private held: Buffer[] = [];
+  private endHeld = false;
   readonly abort = (reason?: Error): void => this.fail(reason ?? new EngineRequestAbortedError());
-  private readonly resume = (): void => {
-    this.conn.socket.resume();
-  };
 
   constructor(
     private readonly conn: EngineConnection,
@@ -119,8 +124,9 @@ class Exchange implements ReplyEvents, ConnectionUser {
     try {
       this.parser.feed(data);
     } catch (error) {
-      if (this.finished) {
+      if (this.finished || this.endHeld) {
         // Bytes after the reply: it was answered, the connection is not reused.
+        this.keepAlive = false;
         this.conn.socket.destroy();
       } else {
         // A MalformedReplyError: the reply cannot be read, nor the connection trusted.
@@ -130,6 +136,7 @@ class Exchange implements ReplyEvents, ConnectionUser {
   }
 
   head(status: number, rawHeaders: string[], keepAlive: boolean): void {
+    this.gotHead = true;
     this.keepAlive = keepAlive;
     clearTimeout(this.timer);
     this.timer =
@@ -137,22 +144,25 @@ class Exchange implements ReplyEvents, ConnectionUser {
         ? setTimeout(this.timedOut, this.request.bodyTimeout)
         : undefined;
     if (!this.handler.onHeaders(status, rawHeaders, this.resume)) {
-      this.conn.socket.pause();
+      this.pause();
     }
   }
 
   body(chunk: Buffer): void {
     this.timer?.refresh();
-    if (!this.handler.onData(chunk)) {
-      this.conn.socket.pause();
+    if (this.paused) {
+      this.held.push(chunk);
+    } else if (!this.handler.onData(chunk)) {
+      this.pause();
     }
   }
 
   end(): void {
-    this.finished = true;
-    clearTimeout(this.timer);
-    this.conn.done(this.keepAlive);
-    this.handler.onComplete();
+    if (this.paused) {
+      this.endHeld = true;
+    } else {
+      this.complete();
+    }
   }
 
   /** The connection ended or closed while this exchange was on it. */
@@ -168,12 +178,50 @@ class Exchange implements ReplyEvents, ConnectionUser {
     }
     this.finished = true;
     clearTimeout(this.timer);
+    this.held = [];
     this.conn.done(false);
     this.handler.onError(error);
   }
 
+  private pause(): void {
+    this.paused = true;
+    this.conn.socket.pause();
+  }
+
+  private readonly resume = (): void => {
+    if (this.finished || !this.paused) {
+      return;
+    }
+    this.paused = false;
+    // The wait was the owner's, not the engine's: the body's time limit starts again.
+    this.timer?.refresh();
+    while (this.held.length > 0) {
+      if (!this.handler.onData(this.held.shift() as Buffer)) {
+        this.paused = true;
+        return;
+      }
+    }
+    if (this.endHeld) {
+      this.complete();
+    } else {
+      this.conn.socket.resume();
+    }
+  };
+
+  private complete(): void {
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.conn.done(this.keepAlive);
+    this.handler.onComplete();
+  }
+
   private readonly timedOut = (): void => {
-    this.fail(new EngineTimeoutError(this.parser.started ? 'body' : 'headers'));
+    if (this.paused) {
+      // A reader that holds the reply back is not an engine that stalled.
+      this.timer?.refresh();
+      return;
+    }
+    this.fail(new EngineTimeoutError(this.gotHead ? 'body' : 'headers'));
   };
 }
 

@@ -16,6 +16,10 @@ export interface ConnectionUser {
 
 /** Kept connections are not reused after this long idle (llama-server closes them at 5 s). */
 const KEEP_ALIVE_MS = 4_000;
+/** A connection not made in this long fails (a host that drops packets, not refuses them). */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Idle time before TCP keep-alive probes an engine connection. */
+const KEEPALIVE_PROBE_MS = 60_000;
 /** At most this many idle connections are kept per engine origin. */
 const MAX_IDLE = 64;
 
@@ -60,6 +64,20 @@ export class OriginPool {
         })
       : tcpConnect({ host: this.host, port: this.port });
     socket.setNoDelay(true);
+    // A stream has no time limit: TCP keep-alive is what finds an engine host that vanished.
+    socket.setKeepAlive(true, KEEPALIVE_PROBE_MS);
+    const timer = setTimeout(() => {
+      socket.destroy(
+        Object.assign(
+          new Error(
+            `connect ETIMEDOUT ${this.hostHeader} (no answer in ${CONNECT_TIMEOUT_MS / 1000} s)`,
+          ),
+          { code: 'ETIMEDOUT' },
+        ),
+      );
+    }, CONNECT_TIMEOUT_MS);
+    socket.once(this.tls ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
     return new EngineConnection(socket, this);
   }
 

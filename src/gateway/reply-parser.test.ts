@@ -157,5 +157,12 @@ describe('ReplyParser', () => {
     );
     expect(refused('HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nab')).toContain('after the reply');
     expect(refused(`HTTP/1.1 200 OK\r\nX: ${'a'.repeat(70_000)}`)).toContain('head is over');
+    // What node:http's writeHead would throw on, refused here so the caller gets a 502.
+    expect(refused('HTTP/1.1 200 OK\r\nX-Bad: a\u0001b\r\n\r\n')).toContain(
+      '"X-Bad" is not a valid',
+    );
+    expect(refused('HTTP/1.1 200 OK\r\nBad Name: 1\r\n\r\n')).toContain(
+      '"Bad Name" is not a valid',
+    );
   });
 });

@@ -27,6 +27,9 @@ const MAX_HEAD_BYTES = 64 * 1024;
 /** A chunk-size line with its extensions, or one trailer line. */
 const MAX_LINE_BYTES = 8 * 1024;
 const CRLF_CRLF = Buffer.from('\r\n\r\n');
+/** RFC 9110 §5.1 field names, and the bytes a field value may hold (§5.5): what writeHead takes. */
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 const enum State {
   Head,
@@ -45,6 +48,7 @@ export class ReplyParser {
   private pending: Buffer | undefined;
   /** Body bytes still due: of the Content-Length, or of the current chunk. */
   private remaining = 0;
+  private fed = false;
 
   constructor(private readonly events: ReplyEvents) {}
 
@@ -57,13 +61,14 @@ export class ReplyParser {
     return this.state === State.Done;
   }
 
-  /** Whether the reply has begun: a status line arrived or was being read. */
+  /** Whether any byte of the reply (an interim 1xx included) has arrived. */
   get started(): boolean {
-    return this.state !== State.Head || this.pending !== undefined;
+    return this.fed;
   }
 
   /** Reads bytes of the reply; throws MalformedReplyError; bytes past its end are refused too. */
   feed(data: Buffer): void {
+    this.fed = true;
     let offset = 0;
     while (offset < data.length) {
       switch (this.state) {
@@ -150,6 +155,10 @@ export class ReplyParser {
       }
       const name = line.slice(0, colon);
       const value = line.slice(colon + 1).trim();
+      if (!FIELD_NAME.test(name) || !FIELD_VALUE.test(value)) {
+        // The value is not quoted: it is the engine's, and may be anything.
+        throw new MalformedReplyError(`the header ${JSON.stringify(name)} is not a valid field`);
+      }
       rawHeaders.push(name, value);
       const lower = name.toLowerCase();
       if (lower === 'content-length') {

@@ -204,5 +204,7 @@ describe('reply headers and resend rule', () => {
     expect(resendable(socketClosed(), false, true)).toBe(false);
     expect(resendable({ code: 'ECONNREFUSED' }, false, false)).toBe(false);
     expect(resendable(new EngineTimeoutError('headers'), false, false)).toBe(false);
+    // Closed after part of a head (or a 1xx) had come: the engine was answering, not stale.
+    expect(resendable(new EngineClosedError(true), false, false)).toBe(false);
   });
 });

@@ -11,6 +11,7 @@
 import type { ServerResponse } from 'node:http';
 
 import {
+  EngineClosedError,
   type EngineDispatcher,
   type EngineHandler,
   type EngineRequest,
@@ -80,7 +81,9 @@ export function replyHeaderList(raw: readonly string[], extra: readonly string[]
 /** Whether a failure before any reply byte may be sent again: a connection closed under it. */
 export function resendable(error: unknown, replyStarted: boolean, resent: boolean): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return !replyStarted && !resent && typeof code === 'string' && RESENDABLE.has(code);
+  // A connection that closed after part of a reply head (or a 1xx) arrived was not merely stale.
+  const partly = error instanceof EngineClosedError && error.replyStarted;
+  return !replyStarted && !resent && !partly && typeof code === 'string' && RESENDABLE.has(code);
 }
 
 /** What the relay tells the request's metrics (gateway-metrics.ts RequestFacts). */
