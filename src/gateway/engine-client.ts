@@ -1,10 +1,10 @@
 /**
  * The gateway's HTTP/1.1 client to engines: kept connections per engine origin, one request at a
  * time on each, the request written in one go and the reply read by reply-parser.ts. It replaces
- * undici on the relay path because a same-run profile of the two (docs/benchmarks.md, "Engine
- * client") showed undici's per-request machinery costing more than the whole rest of the
- * gateway; what the relay needs of a client is small: send, read the head, pass body bytes on,
- * pause for a slow reader, time out, abort.
+ * undici on the relay path because a same-run comparison of prototype relays (docs/benchmarks.md,
+ * "Engine client") showed undici's per-request work costing more than all of the gateway's own;
+ * what the relay needs of a client is small: send, read the head, pass body bytes on, pause for
+ * a slow reader, time out, abort.
  *
  * Connections are kept per origin (engine-pool.ts); a kept connection that the engine closed
  * anyway shows up as EngineClosedError before any reply byte, which the relay answers by sending
