@@ -20,6 +20,26 @@ const view = (stats: Stats, extra: Partial<MetricsView> = {}): MetricsView => ({
 });
 
 /** The line for a series: its label, then two spaces and the gauge. */
+/** A running engine with every reading the pane shows. */
+const EVERY_READING: Stats = {
+  state: 'running',
+  runner: 'llamacpp',
+  modelId: 'qwen3-8b',
+  servedName: 'chat',
+  uptimeSeconds: 90,
+  ready: 'ready',
+  lastActiveAt: secondsAgo(5),
+  cpu: { utilization: 25 },
+  memory: { used: 8 * GIB, total: 32 * GIB },
+  gpus: [{ index: 0, utilization: 80, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB }],
+  history: [
+    { t: 1, c: 10, m: 20, g: [{ i: 0, u: 0, m: 50 }] },
+    { t: 2, c: 25, m: 25, g: [{ i: 0, u: 80, m: 50 }] },
+  ],
+  tokens: { running: 1, promptTokens: 100, generationTokens: 200, requests: 4 },
+  errors: ['boom'],
+};
+
 const seriesLine = (lines: readonly string[], label: string): string | undefined =>
   lines.find((line) => new RegExp(`^${label} +[█░]`).test(line));
 
@@ -209,25 +229,7 @@ describe('metricsLines', () => {
   });
 
   it('puts it all in order', () => {
-    const stats: Stats = {
-      state: 'running',
-      runner: 'llamacpp',
-      modelId: 'qwen3-8b',
-      servedName: 'chat',
-      uptimeSeconds: 90,
-      ready: 'ready',
-      lastActiveAt: secondsAgo(5),
-      cpu: { utilization: 25 },
-      memory: { used: 8 * GIB, total: 32 * GIB },
-      gpus: [{ index: 0, utilization: 80, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB }],
-      history: [
-        { t: 1, c: 10, m: 20, g: [{ i: 0, u: 0, m: 50 }] },
-        { t: 2, c: 25, m: 25, g: [{ i: 0, u: 80, m: 50 }] },
-      ],
-      tokens: { running: 1, promptTokens: 100, generationTokens: 200, requests: 4 },
-      errors: ['boom'],
-    };
-    expect(metricsLines(view(stats, { staleSeconds: 9 }), 64)).toMatchInlineSnapshot(`
+    expect(metricsLines(view(EVERY_READING, { staleSeconds: 9 }), 64)).toMatchInlineSnapshot(`
       [
         "running  (up 1m 30s)  ·  ready  ·  readings 9s old",
         "llama.cpp  qwen3-8b as chat",
@@ -247,22 +249,12 @@ describe('metricsLines', () => {
 
 describe('metricsLines: one height whatever readings exist', () => {
   const FULL: Stats = {
-    state: 'running',
-    runner: 'llamacpp',
-    modelId: 'qwen3-8b',
-    servedName: 'chat',
-    uptimeSeconds: 90,
-    ready: 'ready',
-    lastActiveAt: secondsAgo(5),
-    cpu: { utilization: 25 },
-    memory: { used: 8 * GIB, total: 32 * GIB },
+    ...EVERY_READING,
     gpus: [
       { index: 0, utilization: 80, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB },
       { index: 1, utilization: 10, temperature: 60 },
     ],
     history: [{ t: 1, c: 10, m: 20, g: [{ i: 0, u: 0, m: 50 }] }],
-    tokens: { running: 1, promptTokens: 100, generationTokens: 200, requests: 4 },
-    errors: ['boom'],
   };
   const OPTIONAL = [
     'runner',
