@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { daemonNode } from '../../test/support/fleet-node.ts';
 import type { DeployConfig, StatusResponse } from '../core/contract/schemas.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { selectNodes } from './fleet-select.ts';
@@ -13,17 +14,7 @@ import { fleetAct } from './fleet-start-stop.ts';
 import { fleetStatus, statusText } from './fleet-status.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from './node-driver.ts';
 
-function node(name: string, extra: Partial<FleetNode> = {}): FleetNode {
-  return {
-    name,
-    kind: 'daemon',
-    host: '127.0.0.1',
-    port: 4242,
-    wake: 'on',
-    ownWake: false,
-    ...extra,
-  };
-}
+const node = daemonNode;
 
 const FLEET: Fleet = {
   path: '/f/fleet.yaml',

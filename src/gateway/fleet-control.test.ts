@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { daemonNode } from '../../test/support/fleet-node.ts';
 import type { DeployConfig, StatusResponse } from '../core/contract/schemas.ts';
 import {
   controlNode,
@@ -13,9 +14,7 @@ import { GatewayError } from './gateway-error.ts';
 import type { NodeReply } from './node-driver.ts';
 import type { NodeSnapshot } from './node-snapshot.ts';
 
-function node(name: string): FleetNode {
-  return { name, kind: 'daemon', host: '127.0.0.1', port: 1, wake: 'on', ownWake: false };
-}
+const node = (name: string): FleetNode => daemonNode(name, { port: 1 });
 
 const CONFIG: DeployConfig = { runner: 'llamacpp', modelId: '/models/tiny.gguf' };
 const running: NodeReply<StatusResponse> = {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { daemonNode } from '../../test/support/fleet-node.ts';
 import type { LogsResponse, StatusResponse } from '../core/contract/schemas.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
 import { advance, prefixer, START_CURSOR } from './fleet-log-cursor.ts';
@@ -11,18 +12,8 @@ import { metricsText, ratesBetween, readingOf } from './fleet-metrics.ts';
 import { explainRoute, type NodeSourceOrProblem, routeText } from './fleet-route.ts';
 import type { NodeSnapshot } from './node-snapshot.ts';
 
-function node(name: string, extra: Partial<FleetNode> = {}): FleetNode {
-  return {
-    name,
-    kind: 'daemon',
-    host: '127.0.0.1',
-    port: 4242,
-    engine: { host: '127.0.0.1' },
-    wake: 'on',
-    ownWake: false,
-    ...extra,
-  };
-}
+const node = (name: string, extra: Partial<FleetNode> = {}): FleetNode =>
+  daemonNode(name, { engine: { host: '127.0.0.1' }, ...extra });
 
 const A = node('a');
 const B = node('b');

@@ -5,15 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { daemonNode } from '../../test/support/fleet-node.ts';
 import type { StatusResponse } from '../core/contract/schemas.ts';
 import { parsePrometheus, type PromSample, sampleValue } from '../core/metrics/prometheus.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { GatewayMetrics, routeOf } from './gateway-metrics.ts';
 import type { NodeSnapshot } from './node-snapshot.ts';
 
-function node(name: string): FleetNode {
-  return { name, kind: 'daemon', host: '127.0.0.1', port: 1, wake: 'on', ownWake: false };
-}
+const node = (name: string): FleetNode => daemonNode(name, { port: 1 });
 
 function running(name: string, status: Partial<StatusResponse> = {}): NodeSnapshot {
   return { node: node(name), ok: true, status: { state: 'running', version: 'dev', ...status } };

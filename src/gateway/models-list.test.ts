@@ -1,19 +1,13 @@
 /** /v1/models entries (spec §4.2 rule 1): created, owned_by the node, and the svc state extension. */
 import { describe, expect, it } from 'vitest';
 
+import { daemonNode } from '../../test/support/fleet-node.ts';
 import type { StatusResponse } from '../core/contract/schemas.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { availableText, LISTED_IN_MESSAGES, modelEntries } from './models-list.ts';
 import type { NodeSnapshot } from './node-snapshots.ts';
 
-const node = (name: string): FleetNode => ({
-  name,
-  kind: 'daemon',
-  host: 'h',
-  port: 4242,
-  wake: 'on',
-  ownWake: false,
-});
+const node = (name: string): FleetNode => daemonNode(name, { host: 'h' });
 const snap = (name: string, status: Partial<StatusResponse>): NodeSnapshot => ({
   node: node(name),
   ok: true,

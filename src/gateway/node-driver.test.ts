@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { daemonNode } from '../../test/support/fleet-node.ts';
 import type { FleetNode } from './fleet-file.ts';
 import { byKind, type NodeDriver, type NodeReply, type NodeStatus } from './node-driver.ts';
 
@@ -30,14 +31,7 @@ function recording(kind: string, calls: string[]): NodeDriver {
   };
 }
 
-const node: FleetNode = {
-  name: 'gpu-a',
-  kind: 'daemon',
-  host: '127.0.0.1',
-  port: 4242,
-  wake: 'on',
-  ownWake: false,
-};
+const node: FleetNode = daemonNode('gpu-a');
 
 describe('byKind (GUIDE D21)', () => {
   it("sends every call to the driver of the node's kind", async () => {

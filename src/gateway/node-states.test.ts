@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { daemonNode } from '../../test/support/fleet-node.ts';
 import type { StatusResponse } from '../core/contract/schemas.ts';
 import { daemonDriver } from './daemon-driver.ts';
 import type { Fleet, FleetNode } from './fleet-file.ts';
@@ -23,9 +24,7 @@ const OPTIONS = {
   maxStatusPerSecond: 1_000,
 };
 
-function node(name: string): FleetNode {
-  return { name, kind: 'daemon', host: '127.0.0.1', port: 4242, wake: 'on', ownWake: false };
-}
+const node = (name: string): FleetNode => daemonNode(name);
 
 const running = (model: string): StatusResponse => ({
   state: 'running',

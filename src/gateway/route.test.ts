@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { daemonNode } from '../../test/support/fleet-node.ts';
 import type { StatusResponse } from '../core/contract/schemas.ts';
 import type { Fleet, FleetNode, Preference } from './fleet-file.ts';
 import type { NodeSnapshot } from './node-snapshot.ts';
@@ -13,17 +14,8 @@ import { type Decision, describeFleet, engineTarget, route, serves } from './rou
 const MODEL = 'org/model';
 const SERVED = 'chat';
 
-function node(name: string, extra: Partial<FleetNode> = {}): FleetNode {
-  return {
-    name,
-    kind: 'daemon',
-    host: `${name}.lan`,
-    port: 4242,
-    wake: 'on',
-    ownWake: false,
-    ...extra,
-  };
-}
+const node = (name: string, extra: Partial<FleetNode> = {}): FleetNode =>
+  daemonNode(name, { host: `${name}.lan`, ...extra });
 
 function fleetOf(nodes: readonly FleetNode[], prefer?: Preference): Fleet {
   return { path: 'fleet.yaml', nodes, ...(prefer === undefined ? {} : { prefer }) };
