@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { errorBody, errorHeaders, GatewayError } from './gateway-error.ts';
-import { engineErrorEvent, upstreamTimeouts } from './proxy.ts';
+import { upstreamTimeouts } from './proxy.ts';
 import { proxiedReplyHeaders, serverTiming } from './reply-headers.ts';
+import { engineErrorEvent } from './upstream-reply.ts';
 
 describe('GatewayError', () => {
   it('writes {"error": {message, type, code}}', () => {

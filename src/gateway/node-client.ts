@@ -13,8 +13,6 @@ import type {
 import type { FleetNode } from './fleet-file.ts';
 import type { NodeOutcome, NodeReply } from './node-driver.ts';
 
-export type { NodeOutcome, NodeReply } from './node-driver.ts';
-
 /**
  * Control-API connections are short-lived and few: one per node at most, and a status call closes
  * its connection when answered (`reset`), so a fleet of thousands holds no descriptor per node at

@@ -12,8 +12,6 @@ import { EngineClient, type EngineRequest } from './engine-client.ts';
 import type { EngineTarget } from './route.ts';
 import { type RelayFacts, UpstreamReply } from './upstream-reply.ts';
 
-export { engineErrorEvent } from './upstream-reply.ts';
-
 /** RFC 9110 §7.6.1 hop-by-hop headers, plus what the proxy itself sets. */
 const DROPPED_REQUEST_HEADERS = new Set([
   'connection',
