@@ -4,6 +4,7 @@
  * one is a `config-error` reply on that node alone, never a failure of the whole fleet. A wake
  * boots the environment as deployed and pushes nothing (spec §4.2 rule 5).
  */
+import { isDeployRunner } from '../core/contract/deploy-config.ts';
 import { connectRemote } from '../remote/connect.ts';
 import { type ControlPlane, RemoteCallError } from '../remote/control-plane.ts';
 import type { Transport } from '../remote/transport.ts';
@@ -84,10 +85,7 @@ export function remoteDriver(
         );
       }
       const { runner, modelId } = stats;
-      if (
-        modelId === undefined ||
-        (runner !== 'llamacpp' && runner !== 'vllm' && runner !== 'mtplx')
-      ) {
+      if (modelId === undefined || runner === undefined || !isDeployRunner(runner)) {
         throw new Error(
           `node "${node.name}" has nothing deployed: its stats name no ${modelId === undefined ? 'model' : 'deployable runner'}; deploy it with svc fleet deploy ${node.name}`,
         );

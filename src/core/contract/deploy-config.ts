@@ -7,6 +7,10 @@ import { type Static, Type } from '@sinclair/typebox';
 /** spec §2.7: omlx is not a deployable runner. */
 export const DEPLOY_RUNNERS = ['llamacpp', 'vllm', 'mtplx'] as const;
 
+export function isDeployRunner(runner: string): runner is (typeof DEPLOY_RUNNERS)[number] {
+  return (DEPLOY_RUNNERS as readonly string[]).includes(runner);
+}
+
 export const CompanionsSchema = Type.Object(
   {
     draft: Type.Optional(Type.String({ minLength: 1 })),

@@ -5,7 +5,7 @@
  * preset travels as serveArgs, and BASEURL as the engine's --host/--port. Pure.
  */
 import type { DeployConfig } from '../contract/deploy-config.ts';
-import { DEPLOY_RUNNERS } from '../contract/deploy-config.ts';
+import { DEPLOY_RUNNERS, isDeployRunner } from '../contract/deploy-config.ts';
 import { canonicalKey, mergeLayers, presetParams, renderParams } from '../engines/dialect.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
 import { ENGINES, isModelPath } from '../engines/engine-table.ts';
@@ -51,7 +51,7 @@ function positiveInteger(value: string | undefined): number | undefined {
 
 export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<DeployConfig> {
   const runner = spec.runner;
-  if (!(DEPLOY_RUNNERS as readonly string[]).includes(runner)) {
+  if (!isDeployRunner(runner)) {
     return failed([
       `${source}: PROVIDER ${runner} cannot run on a daemon node (use ${DEPLOY_RUNNERS.join(', ')})`,
     ]);
@@ -90,7 +90,7 @@ export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<D
   ]);
 
   return ok({
-    runner: runner as DeployConfig['runner'],
+    runner,
     modelId,
     ...(quant === undefined || quant === '' ? {} : { quant }),
     ...(contextSize === undefined ? {} : { contextSize }),
