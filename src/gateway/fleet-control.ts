@@ -24,7 +24,8 @@ const STATS_CONCURRENCY = 16;
 /** The node calls the page needs: the driver's (GUIDE D21), so every node kind answers them. */
 export type NodeControlClient = Pick<NodeDriver, 'status' | 'start' | 'stop' | 'stats'>;
 
-const ACTION_PATH = /^\/v1\/fleet\/nodes\/([^/]+)\/(start|stop)$/;
+/** `POST /v1/fleet/nodes/{name}/start|stop`: the name, then the action. */
+export const ACTION_PATH = /^\/v1\/fleet\/nodes\/([^/]+)\/(start|stop)$/;
 
 /** `{name, action}` of `POST /v1/fleet/nodes/{name}/start|stop`, or undefined. */
 export function nodeActionOf(

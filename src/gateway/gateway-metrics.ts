@@ -8,6 +8,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
 
+import { ACTION_PATH } from './fleet-control.ts';
 import type { NodeSnapshot } from './node-snapshot.ts';
 
 /** The route label: a fixed set, so a caller's path can never add a series. */
@@ -29,8 +30,6 @@ export type MetricsRoute =
   | '/metrics'
   | 'page'
   | 'other';
-
-const FLEET_NODE_ACTION = /^\/v1\/fleet\/nodes\/[^/]+\/(start|stop)$/;
 
 /** The route label of a request path (query string already removed). */
 export function routeOf(path: string, isPage: boolean): MetricsRoute {
@@ -56,9 +55,9 @@ export function routeOf(path: string, isPage: boolean): MetricsRoute {
         return '/v1/models/{id}';
       }
       {
-        const action = FLEET_NODE_ACTION.exec(path);
+        const action = ACTION_PATH.exec(path);
         if (action !== null) {
-          return action[1] === 'start'
+          return action[2] === 'start'
             ? '/v1/fleet/nodes/{name}/start'
             : '/v1/fleet/nodes/{name}/stop';
         }
