@@ -1,11 +1,11 @@
 /**
  * What the gateway's metrics cost a request: the one GatewayMetrics.record() call each request
- * makes at its end (src/gateway/gateway-metrics.ts), timed over many calls in batches, with the
+ * makes at its end (src/gateway/metrics/gateway-metrics.ts), timed over many calls in batches, with the
  * label children already created as they are after a gateway's first few requests. CPU time per
  * call is robust to a shared machine in a way a proxied round trip is not, so this is set beside
  * the gateway section's added latency rather than read from it.
  */
-import { GatewayMetrics, type RequestFacts } from '../src/gateway/gateway-metrics.ts';
+import { GatewayMetrics, type RequestFacts } from '../src/gateway/metrics/gateway-metrics.ts';
 
 export interface RecordCost {
   /** Median of the batches, nanoseconds of CPU time per record() call. */

@@ -28,5 +28,9 @@ await build({
   logLevel: 'warning',
 });
 await chmod('dist/cli.js', 0o755);
-// The fleet page is plain files, no build step (src/gateway/fleet-page.ts finds them in dist/page).
-await cp('src/gateway/page', 'dist/page', { recursive: true });
+// The fleet page is plain files, no build step (src/gateway/page/fleet-page.ts finds them in dist/page).
+await cp('src/gateway/page', 'dist/page', {
+  recursive: true,
+  // The page's module stays in the bundle; only the browser's files are copied.
+  filter: (source) => !source.endsWith('.ts'),
+});

@@ -3,22 +3,7 @@
  * help, and imports a command's module only when that command runs, so `svc --version` loads
  * nothing else. A command appears here only once it does real work.
  */
-
-export interface CommandIo {
-  readonly argv: readonly string[];
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly cwd: string;
-  readonly stdin: NodeJS.ReadStream;
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
-}
-
-export interface CommandModule {
-  /** Full help text for `svc <command> --help`. */
-  readonly help: string;
-  /** Runs the command to completion and resolves to the process exit status. */
-  run(io: CommandIo): Promise<number>;
-}
+import type { CommandModule } from './core/command.ts';
 
 export interface CommandEntry {
   readonly name: string;
@@ -45,7 +30,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'fleet',
     summary: 'Status, start/stop, metrics, logs, route and a dashboard for a fleet file',
-    load: () => import('./gateway/fleet-command.ts'),
+    load: () => import('./fleet/command.ts'),
   },
   {
     name: 'remote',

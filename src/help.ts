@@ -1,8 +1,7 @@
 /** The top-level help screen, rendered from the command table (pure). */
-import type { CommandEntry } from './commands.ts';
 
 export function renderMainHelp(
-  commands: readonly Pick<CommandEntry, 'name' | 'summary'>[],
+  commands: readonly { readonly name: string; readonly summary: string }[],
 ): string {
   const width = Math.max(0, ...commands.map((command) => command.name.length));
   const lines = [

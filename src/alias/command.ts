@@ -8,8 +8,8 @@
  * A local target is stored as the absolute path of the Svcfile itself (not its directory), so a
  * relative PRESET keeps resolving; a URL is stored as given.
  */
-import type { CommandIo } from '../commands.ts';
 import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import type { CommandIo } from '../core/command.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
 import { readAliases, registerAlias, registryPath, removeAlias } from '../core/project/aliases.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { FleetGateway } from '../gateway/fleet-file.ts';
+import type { FleetGateway } from '../core/fleet/file/fleet-file.ts';
 import {
   agentBaseUrl,
   checkModel,

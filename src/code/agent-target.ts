@@ -5,7 +5,7 @@
  */
 import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
-import type { FleetGateway, Variables } from '../gateway/fleet-file.ts';
+import type { FleetGateway, Variables } from '../core/fleet/file/fleet-file.ts';
 
 /** The credential: the variable the agent reads it from, and its value for the agent's env. */
 export interface AgentKey {

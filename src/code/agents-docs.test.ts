@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
+import { parseFleet } from '../core/fleet/file/fleet-file.ts';
 import { unwrap } from '../core/project/diagnostics.ts';
 import type { OpenedProject } from '../core/project/open-project.ts';
 import { parseSvcfile } from '../core/project/parse.ts';
-import { parseFleet } from '../gateway/fleet-file.ts';
 import { renderAgentList } from './agents.ts';
 import { claudeEnvFile } from './claude.ts';
 import { codexConfig } from './codex.ts';

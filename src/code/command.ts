@@ -9,16 +9,16 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import type { CommandIo } from '../commands.ts';
 import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import type { CommandIo } from '../core/command.ts';
 import { findOnPath } from '../core/engines/locate-binary.ts';
 import { SvcError } from '../core/errors.ts';
+import { fleetDotenv, loadFleet } from '../core/fleet/load/load-fleet.ts';
 import { writeFileAtomic } from '../core/fs/atomic-write.ts';
 import { configDirFor } from '../core/paths.ts';
 import { readAliases, readHarness, registryPath } from '../core/project/aliases.ts';
 import { describeOrigin } from '../core/project/load.ts';
 import { type OpenedProject, openProject } from '../core/project/open-project.ts';
-import { fleetDotenv, loadFleet } from '../gateway/load-fleet.ts';
 import { describeTarget, renderAgentConfig } from './agent-config.ts';
 import type { AgentSpec } from './agent-plan.ts';
 import { type AgentTarget, listIds } from './agent-target.ts';

@@ -9,11 +9,11 @@ import { dirname, join } from 'node:path';
 import { request } from 'undici';
 
 import { SvcError } from '../core/errors.ts';
+import { nodeStatus } from '../core/fleet/drivers/node-client.ts';
+import type { Fleet, FleetGateway, Variables } from '../core/fleet/file/fleet-file.ts';
+import { engineTarget } from '../core/fleet/routing/route.ts';
 import { SVCFILE } from '../core/project/load.ts';
 import type { OpenedProject } from '../core/project/open-project.ts';
-import type { Fleet, FleetGateway, Variables } from '../gateway/fleet-file.ts';
-import { nodeStatus } from '../gateway/node-client.ts';
-import { engineTarget } from '../gateway/route.ts';
 import {
   agentBaseUrl,
   type AgentKey,

@@ -14,3 +14,8 @@ export function parseDuration(text: string): number | undefined {
   const rounded = Math.round(total);
   return Number.isFinite(rounded) && rounded > 0 ? rounded : undefined;
 }
+
+/** A duration as a message shows it: whole minutes as `5m`, else rounded seconds (`90s`). */
+export function formatDurationText(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`;
+}

@@ -2,7 +2,6 @@
  * `svc daemon`: one supervised engine behind the control API (spec §1 item 1, §1.5). It reads no
  * Svcfile, preset or fleet file; what it runs comes from start requests and deploy-config pushes.
  */
-import type { CommandIo } from '../commands.ts';
 import { resolveGuardedListen } from '../core/auth/guarded-listen.ts';
 import {
   LOG_LEVEL_OPTION,
@@ -10,6 +9,7 @@ import {
   renderCommandHelp,
   TOKEN_OPTIONS,
 } from '../core/cli-args.ts';
+import type { CommandIo } from '../core/command.ts';
 import { SvcError } from '../core/errors.ts';
 import { httpUrl } from '../core/http/listen.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';

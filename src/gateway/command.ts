@@ -4,7 +4,6 @@
  */
 import { resolve } from 'node:path';
 
-import type { CommandIo } from '../commands.ts';
 import { resolveGuardedListen } from '../core/auth/guarded-listen.ts';
 import {
   LOG_LEVEL_OPTION,
@@ -12,14 +11,15 @@ import {
   renderCommandHelp,
   TOKEN_OPTIONS,
 } from '../core/cli-args.ts';
+import type { CommandIo } from '../core/command.ts';
 import { parseDuration } from '../core/duration.ts';
 import { SvcError } from '../core/errors.ts';
+import { loadFleet } from '../core/fleet/load/load-fleet.ts';
 import { httpUrl } from '../core/http/listen.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
 import { configDirFor } from '../core/paths.ts';
 import { nextShutdownSignal } from '../core/signals.ts';
 import { gatewayAddressHint } from './address-hint.ts';
-import { loadFleet } from './load-fleet.ts';
 import { settleHeap } from './settle-heap.ts';
 import { startGateway } from './start-gateway.ts';
 

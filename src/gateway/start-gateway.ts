@@ -3,19 +3,19 @@
  * the tests call it; it returns the bound address and a close that lets in-flight streams end
  * within a short grace.
  */
+import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
+import { STATUS_TIMEOUT_MS } from '../core/fleet/drivers/node-client.ts';
+import type { Fleet, Variables } from '../core/fleet/file/fleet-file.ts';
+import { NODE_STATES_DEFAULTS } from '../core/fleet/state/node-snapshot.ts';
+import { FleetView } from '../core/fleet/state/node-snapshots.ts';
+import { NodeStates } from '../core/fleet/state/node-states.ts';
 import { listen } from '../core/http/listen.ts';
 import type { ListenAddress } from '../core/http/listen-address.ts';
 import type { Logger } from '../core/logger.ts';
-import { buildGateway } from './app.ts';
-import { fleetDriver } from './fleet-drivers.ts';
-import type { Fleet, Variables } from './fleet-file.ts';
-import { loadPage } from './fleet-page.ts';
-import { GatewayMetrics } from './gateway-metrics.ts';
-import { STATUS_TIMEOUT_MS } from './node-client.ts';
-import { NODE_STATES_DEFAULTS } from './node-snapshot.ts';
-import { FleetView } from './node-snapshots.ts';
-import { NodeStates } from './node-states.ts';
-import { Waker } from './wake.ts';
+import { buildGateway } from './http/app.ts';
+import { GatewayMetrics } from './metrics/gateway-metrics.ts';
+import { loadPage } from './page/fleet-page.ts';
+import { Waker } from './requests/wake.ts';
 
 export interface GatewayOptions {
   readonly fleet: Fleet;

@@ -3,16 +3,16 @@
  * remote environments and their control-plane calls, one environment at a time. Every call is
  * SigV4-signed with the standard AWS credential chain; no reply's key or credential is printed.
  */
-import type { CommandIo } from '../commands.ts';
 import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
 import { closestName } from '../core/closest-name.ts';
+import type { CommandIo } from '../core/command.ts';
 import { parseDuration } from '../core/duration.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
-import { connectRemote } from './connect.ts';
-import { RemoteCallError } from './control-plane.ts';
+import { connectRemote } from '../core/remote/connect.ts';
+import { RemoteCallError } from '../core/remote/control-plane.ts';
+import { remoteNameProblem } from '../core/remote/names.ts';
 import { keepUntil, rfc3339 } from './keep-until.ts';
-import { remoteNameProblem } from './names.ts';
 import { addRemote, listRemotes, removeRemote } from './registry-commands.ts';
 import { messageOf, printStats, printStatus } from './remote-output.ts';
 

@@ -5,7 +5,7 @@
  */
 import { closestName } from '../core/closest-name.ts';
 import { SvcError } from '../core/errors.ts';
-import { registeredNames } from './connect.ts';
+import { registeredNames } from '../core/remote/connect.ts';
 import {
   readRegistryEntry,
   regionOfFunctionUrl,
@@ -13,7 +13,7 @@ import {
   removeRegistryEntry,
   urlProblem,
   writeRegistryEntry,
-} from './registry.ts';
+} from '../core/remote/registry.ts';
 
 type Out = (text: string) => void;
 

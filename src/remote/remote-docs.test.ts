@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { parseFleet } from '../gateway/fleet-file.ts';
-import { ControlPlane } from './control-plane.ts';
-import type { CallInput } from './transport.ts';
+import { parseFleet } from '../core/fleet/file/fleet-file.ts';
+import { ControlPlane } from '../core/remote/control-plane.ts';
+import type { CallInput } from '../core/remote/transport.ts';
 
 const docs = join(fileURLToPath(import.meta.url), '../../../docs');
 const page = readFileSync(join(docs, 'remote.md'), 'utf8');

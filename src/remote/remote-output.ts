@@ -2,7 +2,7 @@
  * What `svc remote status|start|stats` print: lines for a person, JSON with --json. Only the
  * mapped replies (replies.ts) reach here, so no key or credential can be printed.
  */
-import { isObject, type RemoteStats, type RemoteStatus } from './replies.ts';
+import { isObject, type RemoteStats, type RemoteStatus } from '../core/remote/replies.ts';
 
 type Out = (text: string) => void;
 

@@ -3,13 +3,13 @@
  * terminal it shows a live view of metrics and the engine log; off one it forwards the engine's
  * output. `--dry-run` prints the command and starts nothing; `--api` adds the control API.
  */
-import type { CommandIo } from '../commands.ts';
 import {
   LOG_LEVEL_OPTION,
   parseCommandArgs,
   renderCommandHelp,
   TOKEN_OPTIONS,
 } from '../core/cli-args.ts';
+import type { CommandIo } from '../core/command.ts';
 import { SvcError } from '../core/errors.ts';
 import { configDirFor } from '../core/paths.ts';
 import { secondsSetting } from '../core/settings.ts';

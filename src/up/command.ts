@@ -8,8 +8,8 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { CommandIo } from '../commands.ts';
 import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
+import type { CommandIo } from '../core/command.ts';
 import { SvcError } from '../core/errors.ts';
 
 const OPTIONS = {} as const;
@@ -37,7 +37,7 @@ async function exists(path: string): Promise<boolean> {
 export async function run(io: CommandIo): Promise<number> {
   const { positionals } = parseCommandArgs('up', OPTIONS, io.argv, Number.POSITIVE_INFINITY);
   if (await exists(join(io.cwd, 'fleet.yaml'))) {
-    const fleet = await import('../gateway/fleet-command.ts');
+    const fleet = await import('../fleet/command.ts');
     return fleet.run({
       ...io,
       argv: ['start', ...(positionals.length === 0 ? ['--all'] : positionals)],

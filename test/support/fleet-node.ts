@@ -1,5 +1,5 @@
 /** A fleet file's daemon node as the unit tests build it; `extra` sets what a test cares about. */
-import type { FleetNode } from '../../src/gateway/fleet-file.ts';
+import type { FleetNode } from '../../src/core/fleet/file/fleet-file.ts';
 
 export function daemonNode(name: string, extra: Partial<FleetNode> = {}): FleetNode {
   return {

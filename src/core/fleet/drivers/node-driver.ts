@@ -1,0 +1,103 @@
+/**
+ * The node-kind seam (GUIDE D21): what the gateway, `/v1/models`, `/v1/fleet`, routing, waking and
+ * `svc fleet` need from a node, and nothing about how a kind is reached. Each kind (`daemon`,
+ * `remote`) is one driver implementing NodeDriver; `byKind` joins them into one driver that
+ * dispatches on the node's kind, so a third kind is one driver plus one fleet-file parse branch.
+ */
+import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
+import type { FleetNode } from '../file/fleet-file.ts';
+
+export type NodeOutcome =
+  'unreachable' | 'unauthorized' | 'unsupported' | 'failed' | 'config-error';
+
+export type NodeReply<T> =
+  { ok: true; value: T } | { ok: false; outcome: NodeOutcome; status?: number; detail: string };
+
+/**
+ * A node's status as the spec's StatusResponse (spec §2.1). A remote environment's control plane
+ * has its own state vocabulary (`pending`, `undeployed`, …), passed through untranslated so an
+ * operator sees what the cloud says; only `running` means an engine may be routed to. Its
+ * `retainUntil` rides along while it is in the future (spec §2.4).
+ */
+export type NodeStatus = Omit<StatusResponse, 'state' | 'version'> & {
+  readonly state: StatusResponse['state'] | (string & Record<never, never>);
+  /** Always present from an svc daemon (GUIDE D1); a control plane may name none. */
+  readonly version?: string;
+  readonly retainUntil?: string;
+};
+
+/** A node's stats (spec §2.4), with a remote environment's state word and instance facts. */
+export type NodeStats = Omit<Stats, 'state'> & {
+  readonly state: Stats['state'] | (string & Record<never, never>);
+  readonly instanceType?: string;
+};
+
+/** What a wake would start on a node, and where that came from (a Svcfile path, a stats reply). */
+export interface NodeSource {
+  readonly source: string;
+  readonly config: DeployConfig;
+}
+
+export interface StartOptions {
+  /** When the caller stops waiting (ms since the epoch); a blocking boot retries until then. */
+  readonly deadline?: number;
+}
+
+/** A slice of a node's engine log: from `offset` (a byte cursor), else its end (spec §4.1 rule 5). */
+export interface LogsQuery {
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+export interface NodeDriver {
+  /** The node's status; a node that cannot be asked is a reply saying why, never a throw. */
+  status(node: FleetNode, timeoutMs?: number): Promise<NodeReply<NodeStatus>>;
+  /**
+   * The config a wake would start: a daemon's own Svcfile source, a remote environment's deployed
+   * config. Throws an error naming the node when there is none.
+   */
+  wakeSource(node: FleetNode): Promise<NodeSource>;
+  /**
+   * Starts (wakes) the node with `source` (a daemon is sent its config with its engine key; a
+   * remote environment boots as deployed and is sent nothing, spec §4.2 rule 5).
+   */
+  start(
+    node: FleetNode,
+    source: NodeSource,
+    options?: StartOptions,
+  ): Promise<NodeReply<NodeStatus>>;
+  stop(node: FleetNode): Promise<NodeReply<NodeStatus>>;
+  stats(node: FleetNode): Promise<NodeReply<NodeStats>>;
+  /**
+   * One slice of the node's engine log. A capability, not every kind's: a kind with no engine log
+   * to read leaves it out, and byKind answers `unsupported` for its nodes.
+   */
+  logs?(node: FleetNode, query: LogsQuery): Promise<NodeReply<LogsResponse>>;
+}
+
+/** A driver over a whole fleet: every capability answers, `unsupported` where a kind lacks it. */
+export type FleetNodeDriver = NodeDriver & Required<Pick<NodeDriver, 'logs'>>;
+
+export type NodeKind = FleetNode['kind'];
+
+/** One driver over the fleet: each call goes to the driver of the node's kind. */
+export function byKind(drivers: Readonly<Record<NodeKind, NodeDriver>>): FleetNodeDriver {
+  const of = (node: FleetNode): NodeDriver => drivers[node.kind];
+  return {
+    status: (node, timeoutMs) => of(node).status(node, timeoutMs),
+    wakeSource: (node) => of(node).wakeSource(node),
+    start: (node, source, options) => of(node).start(node, source, options),
+    stop: (node) => of(node).stop(node),
+    stats: (node) => of(node).stats(node),
+    logs: (node, query) => {
+      const driver = of(node);
+      return driver.logs === undefined
+        ? Promise.resolve({
+            ok: false,
+            outcome: 'unsupported',
+            detail: `a ${node.kind} node has no engine log to read`,
+          })
+        : driver.logs(node, query);
+    },
+  };
+}

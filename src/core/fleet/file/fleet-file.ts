@@ -1,0 +1,234 @@
+/**
+ * The fleet file (`fleet.yaml`, ../shared/reference/original-behaviour.md §7): the nodes a gateway
+ * serves and the settings it routes by. Pure: YAML text and the variables it may reference in,
+ * a Fleet or every problem found (each naming the node) out. The YAML itself, and the refusal of
+ * unknown keys (GUIDE D20), are fleet-yaml.ts's.
+ */
+import { corsOrigins } from '../../http/cors.ts';
+import { failed, ok, type Result } from '../../project/diagnostics.ts';
+import { type FleetNode, isRecord, parseNode, wakeOf, type WakePolicy } from './fleet-node.ts';
+import { readFleetYaml } from './fleet-yaml.ts';
+
+export type { EngineOverride, FleetNode, WakePolicy } from './fleet-node.ts';
+export type Preference = 'idle' | 'active';
+
+export interface Fleet {
+  readonly path: string;
+  readonly nodes: readonly FleetNode[];
+  readonly prefer?: Preference;
+  readonly wake?: WakePolicy;
+  /** The fleet-wide engine key variable for remote nodes (spec §4.2 rule 4). */
+  readonly apiKeyEnv?: string;
+  readonly concurrency?: {
+    readonly total?: number;
+    readonly tags?: Readonly<Record<string, number>>;
+  };
+  readonly gateway?: FleetGateway;
+  /** `gateway.cors`: the origins browsers may call the gateway from; absent allows any (GUIDE D22). */
+  readonly cors?: readonly string[];
+}
+
+/** The fleet file's `gateway` section: where agents reach the fleet and the token they present. */
+export interface FleetGateway {
+  readonly url: string;
+  /** The variable holding the gateway token; `OPENAI_API_KEY` when the section names none. */
+  readonly tokenEnv: string;
+  /** Whether the section named `tokenEnv` itself (an unset named variable is an error). */
+  readonly ownTokenEnv: boolean;
+  readonly name: string;
+}
+
+export type Variables = Readonly<Record<string, string | undefined>>;
+
+export interface FleetSources {
+  /** The process environment; a non-empty value wins. */
+  readonly env: Variables;
+  /** The `.env` beside the fleet file. */
+  readonly dotenv: Variables;
+  /**
+   * `required` (the default) makes a node's unset token variable a problem; `lenient` leaves its
+   * value absent (keeping the variable's name) for commands that need only the `gateway` section,
+   * or one node they check themselves (GUIDE D24).
+   */
+  readonly nodeTokens?: 'required' | 'lenient';
+}
+
+function lookup(name: string, sources: FleetSources): string | undefined {
+  const fromEnv = sources.env[name];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    return fromEnv;
+  }
+  const fromFile = sources.dotenv[name];
+  return fromFile === undefined || fromFile === '' ? undefined : fromFile;
+}
+
+export function parseFleet(text: string, path: string, sources: FleetSources): Result<Fleet> {
+  const read = readFleetYaml(text, path);
+  if (!read.ok) {
+    return read;
+  }
+  const document = read.value.data;
+  if (!isRecord(document)) {
+    return failed([`${path}: expected a mapping with nodes:`], 'ERR_FLEET');
+  }
+  const problems: string[] = [...read.value.unknownKeys];
+  const problem = (message: string): void => {
+    problems.push(`${path}: ${message}`);
+  };
+  const variable = (
+    name: unknown,
+    field: string,
+    node: string,
+  ): { name?: string; value?: string } => {
+    if (name === undefined) {
+      return {};
+    }
+    if (typeof name !== 'string' || name === '') {
+      problem(`node "${node}": ${field} must name an environment variable`);
+      return {};
+    }
+    const value = lookup(name, sources);
+    if (value === undefined && sources.nodeTokens === 'lenient') {
+      return { name };
+    }
+    if (value === undefined) {
+      problem(
+        `${name} is not set (node "${node}", ${field}): export it, or put it in the .env beside the fleet file`,
+      );
+      return { name };
+    }
+    return { name, value };
+  };
+
+  let prefer: Preference | undefined;
+  if (document['prefer'] !== undefined) {
+    if (document['prefer'] === 'idle' || document['prefer'] === 'active') {
+      prefer = document['prefer'];
+    } else {
+      problem(`unknown preference ${JSON.stringify(document['prefer'])}: use "idle" or "active"`);
+    }
+  }
+  const fleetWake = wakeOf(document['wake'], '', problem);
+
+  let concurrency: Fleet['concurrency'];
+  const rawConcurrency = document['concurrency'];
+  if (rawConcurrency !== undefined) {
+    if (!isRecord(rawConcurrency)) {
+      problem('concurrency must be a mapping with total and/or tags');
+    } else {
+      const total = rawConcurrency['total'];
+      if (
+        total !== undefined &&
+        (typeof total !== 'number' || !Number.isInteger(total) || total <= 0)
+      ) {
+        problem(`concurrency.total must be a positive whole number, got ${JSON.stringify(total)}`);
+      }
+      const tags: Record<string, number> = {};
+      if (rawConcurrency['tags'] !== undefined) {
+        if (!isRecord(rawConcurrency['tags'])) {
+          problem('concurrency.tags must map "key=value" to a limit');
+        } else {
+          for (const [tag, limit] of Object.entries(rawConcurrency['tags'])) {
+            if (!/^[^=]+=[^=]+$/.test(tag)) {
+              problem(`concurrency.tags: "${tag}" must be key=value`);
+            } else if (typeof limit !== 'number' || !Number.isInteger(limit) || limit <= 0) {
+              problem(`concurrency.tags["${tag}"] must be a positive whole number`);
+            } else {
+              tags[tag] = limit;
+            }
+          }
+        }
+      }
+      concurrency = {
+        ...(typeof total === 'number' && total > 0 ? { total } : {}),
+        ...(Object.keys(tags).length > 0 ? { tags } : {}),
+      };
+    }
+  }
+
+  let gateway: Fleet['gateway'];
+  let cors: string[] | undefined;
+  const rawGateway = document['gateway'];
+  if (isRecord(rawGateway) && rawGateway['cors'] !== undefined) {
+    cors = corsOrigins(rawGateway['cors'], problem);
+  }
+  // A section that only restricts CORS needs no url: the url is for agents, the list for browsers.
+  const corsOnly = isRecord(rawGateway) && rawGateway['url'] === undefined && cors !== undefined;
+  if (rawGateway !== undefined && !corsOnly) {
+    if (
+      !isRecord(rawGateway) ||
+      typeof rawGateway['url'] !== 'string' ||
+      rawGateway['url'] === ''
+    ) {
+      problem(
+        "the gateway section names no url: give the gateway's address, as in url: http://gpu-box:4000",
+      );
+    } else if (!rawGateway['url'].includes('://')) {
+      problem(
+        `the gateway url "${rawGateway['url']}" has no scheme: give its full address, including http:// or https://`,
+      );
+    } else {
+      const url = rawGateway['url'];
+      const ownTokenEnv =
+        typeof rawGateway['tokenEnv'] === 'string' && rawGateway['tokenEnv'] !== '';
+      const tokenEnv = ownTokenEnv ? (rawGateway['tokenEnv'] as string) : 'OPENAI_API_KEY';
+      let name = typeof rawGateway['name'] === 'string' ? rawGateway['name'] : url;
+      if (typeof rawGateway['name'] !== 'string') {
+        try {
+          name = new URL(url).host || url;
+        } catch {
+          name = url;
+        }
+      }
+      gateway = { url, tokenEnv, ownTokenEnv, name };
+    }
+  }
+
+  const nodes: FleetNode[] = [];
+  const rawNodes = document['nodes'];
+  if (!Array.isArray(rawNodes) || rawNodes.length === 0) {
+    problem('no nodes: list at least one under nodes:');
+  } else {
+    const seen = new Set<string>();
+    rawNodes.forEach((raw: unknown, index) => {
+      if (!isRecord(raw)) {
+        problem(`node ${index + 1} must be a mapping`);
+        return;
+      }
+      const name = typeof raw['name'] === 'string' && raw['name'] !== '' ? raw['name'] : undefined;
+      if (name === undefined) {
+        problem(`node ${index + 1} has no name`);
+        return;
+      }
+      if (seen.has(name)) {
+        problem(`duplicate node name "${name}"`);
+        return;
+      }
+      seen.add(name);
+      const node = parseNode(raw, name, {
+        problem,
+        variable,
+        fleetWake,
+        apiKeyEnv: document['apiKeyEnv'],
+        path,
+      });
+      if (node !== undefined) {
+        nodes.push(node);
+      }
+    });
+  }
+
+  if (problems.length > 0) {
+    return failed(problems, 'ERR_FLEET');
+  }
+  return ok({
+    path,
+    nodes,
+    ...(prefer === undefined ? {} : { prefer }),
+    ...(fleetWake === undefined ? {} : { wake: fleetWake }),
+    ...(typeof document['apiKeyEnv'] === 'string' ? { apiKeyEnv: document['apiKeyEnv'] } : {}),
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(gateway === undefined ? {} : { gateway }),
+    ...(cors === undefined ? {} : { cors }),
+  });
+}

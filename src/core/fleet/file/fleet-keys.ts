@@ -1,0 +1,86 @@
+/**
+ * The keys a fleet file may use, in one table, and the check that refuses any other (GUIDE D20:
+ * the original ignored unknown keys, so a misspelt `wake: off` silently left waking on and a
+ * misspelt `tokenEnv` sent no token). Adding a key to the schema is one line here.
+ * Pure: a parsed YAML document in, one problem per unknown key (naming it, its node, its line and
+ * the closest known key) out.
+ */
+import { isMap, isScalar, isSeq, type LineCounter, type Node, type YAMLMap } from 'yaml';
+
+import { closestName } from '../../closest-name.ts';
+
+/** A value with no keys of its own, a mapping of free names (tags), or a mapping of known keys. */
+type Shape = 'value' | 'free' | { readonly keys: KeyTable } | { readonly each: Shape };
+type KeyTable = Readonly<Record<string, Shape>>;
+
+const ENGINE_KEYS: KeyTable = { host: 'value', port: 'value', path: 'value' };
+
+const NODE_KEYS: KeyTable = {
+  name: 'value',
+  kind: 'value',
+  host: 'value',
+  port: 'value',
+  tokenEnv: 'value',
+  engineTokenEnv: 'value',
+  engine: { keys: ENGINE_KEYS },
+  file: 'value',
+  tags: 'free',
+  wake: 'value',
+  'instance-type': 'value',
+};
+
+export const FLEET_KEYS: KeyTable = {
+  nodes: { each: { keys: NODE_KEYS } },
+  prefer: 'value',
+  wake: 'value',
+  concurrency: { keys: { total: 'value', tags: 'free' } },
+  gateway: { keys: { url: 'value', tokenEnv: 'value', name: 'value', cors: 'value' } },
+  // The engine key variable of remote nodes that name none (spec §4.2 rule 4).
+  apiKeyEnv: 'value',
+};
+
+function nodeName(map: YAMLMap): string | undefined {
+  const name = map.get('name', true);
+  return isScalar(name) && typeof name.value === 'string' && name.value !== ''
+    ? name.value
+    : undefined;
+}
+
+/** Every unknown key under `root`, as `unknown key "x" in node "n" (line 7): did you mean "y"?`. */
+export function unknownKeys(root: Node | null, lines: LineCounter): string[] {
+  const problems: string[] = [];
+  const visit = (node: unknown, shape: Shape, where: string): void => {
+    if (shape === 'value' || shape === 'free') {
+      return;
+    }
+    if ('each' in shape) {
+      if (isSeq(node)) {
+        node.items.forEach((item, index) => {
+          const name = isMap(item) ? nodeName(item) : undefined;
+          visit(item, shape.each, name === undefined ? `node ${index + 1}` : `node "${name}"`);
+        });
+      }
+      return;
+    }
+    if (!isMap(node)) {
+      return;
+    }
+    const known = Object.keys(shape.keys);
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const inner = Object.hasOwn(shape.keys, key) ? shape.keys[key] : undefined;
+      if (inner !== undefined) {
+        visit(pair.value, inner, where === '' ? key : `${where} ${key}`);
+        continue;
+      }
+      const offset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
+      const line = offset === undefined ? '' : ` (line ${lines.linePos(offset).line})`;
+      const near = closestName(key, known);
+      const hint =
+        near === undefined ? `known keys here: ${known.join(', ')}` : `did you mean "${near}"?`;
+      problems.push(`unknown key "${key}"${where === '' ? '' : ` in ${where}`}${line}: ${hint}`);
+    }
+  };
+  visit(root, { keys: FLEET_KEYS }, '');
+  return problems;
+}

@@ -1,0 +1,234 @@
+/**
+ * One node of a fleet file (../shared/reference/original-behaviour.md §7), pure: its YAML mapping
+ * in, a FleetNode or problems naming it out. One parse branch per node kind (GUIDE D21): a
+ * `daemon` is reached at its host's control API; a `remote` environment is named by its registry
+ * key, has no host, and always gates its engine with a key (spec §4.2 rule 4).
+ */
+import { remoteNameProblem } from '../../remote/names.ts';
+
+export type WakePolicy = 'on' | 'off';
+
+export interface EngineOverride {
+  readonly host?: string;
+  readonly port?: number;
+  readonly path?: string;
+}
+
+export interface FleetNode {
+  readonly name: string;
+  readonly kind: 'daemon' | 'remote';
+  /** The daemon's control API host; empty for a remote environment (its calls go to its registry's URLs). */
+  readonly host: string;
+  readonly port: number;
+  /** The daemon's API token, resolved from `tokenEnv`. */
+  readonly token?: string;
+  readonly tokenEnv?: string;
+  /** The engine key, resolved from `engineTokenEnv` (a remote node: else the file's `apiKeyEnv`). */
+  readonly engineKey?: string;
+  /** The variable the engine key came from. */
+  readonly engineTokenEnv?: string;
+  readonly engine?: EngineOverride;
+  /** The node's Svcfile source as written (`file:`), when given. */
+  readonly file?: string;
+  readonly tags?: Readonly<Record<string, string>>;
+  /** A remote node's `instance-type` (`family.size`), sent with its deploy config. */
+  readonly instanceType?: string;
+  /** The node's own wake policy, else the fleet's. */
+  readonly wake: WakePolicy;
+  /** Whether the file itself set `wake` on this node. */
+  readonly ownWake: boolean;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** spec §2.7: an instance type is a family and a size separated by a dot (`g6e.xlarge`). */
+export function instanceTypeProblem(value: unknown): string | undefined {
+  return typeof value === 'string' && /^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$/.test(value)
+    ? undefined
+    : `${JSON.stringify(value)} is not an instance type: give a family and a size, as in g6e.xlarge`;
+}
+
+export interface NodeParseContext {
+  readonly problem: (message: string) => void;
+  /** Resolves a variable reference (`tokenEnv`, …), reporting an unset one. */
+  readonly variable: (
+    name: unknown,
+    field: string,
+    node: string,
+  ) => { name?: string; value?: string };
+  readonly fleetWake: WakePolicy | undefined;
+  /** The file's fleet-wide `apiKeyEnv`: a remote node's engine key when it names none itself. */
+  readonly apiKeyEnv: unknown;
+  readonly path: string;
+}
+
+export function wakeOf(
+  value: unknown,
+  where: string,
+  problem: (message: string) => void,
+): WakePolicy | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  if (value === 'on' || value === 'off') {
+    return value;
+  }
+  problem(`${where}unknown wake policy ${JSON.stringify(value)}: use "on" or "off"`);
+  return undefined;
+}
+
+function engineOverride(
+  raw: Record<string, unknown>,
+  name: string,
+  problem: (message: string) => void,
+): EngineOverride | undefined {
+  if (raw['engine'] === undefined) {
+    return undefined;
+  }
+  const override = raw['engine'];
+  if (!isRecord(override)) {
+    problem(`node "${name}": engine must be a mapping of host, port and path`);
+    return undefined;
+  }
+  const enginePort = override['port'];
+  if (
+    enginePort !== undefined &&
+    (typeof enginePort !== 'number' || !Number.isInteger(enginePort))
+  ) {
+    problem(`node "${name}": engine.port must be a whole number`);
+  }
+  return {
+    ...(typeof override['host'] === 'string' ? { host: override['host'] } : {}),
+    ...(typeof enginePort === 'number' ? { port: enginePort } : {}),
+    ...(typeof override['path'] === 'string' ? { path: override['path'] } : {}),
+  };
+}
+
+function tagsOf(
+  raw: Record<string, unknown>,
+  name: string,
+  problem: (message: string) => void,
+): Record<string, string> | undefined {
+  if (raw['tags'] === undefined) {
+    return undefined;
+  }
+  if (!isRecord(raw['tags'])) {
+    problem(`node "${name}": tags must map names to values`);
+    return undefined;
+  }
+  const tags: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw['tags'])) {
+    if (key === '' || key === '__proto__' || typeof value !== 'string' || value === '') {
+      problem(`node "${name}": tag ${JSON.stringify(key)} needs a non-empty string value`);
+    } else {
+      tags[key] = value;
+    }
+  }
+  return tags;
+}
+
+/** The parts of a remote node that differ from a daemon's; problems name the node. */
+function remoteParts(
+  raw: Record<string, unknown>,
+  name: string,
+  context: NodeParseContext,
+): Pick<FleetNode, 'engineKey' | 'engineTokenEnv'> {
+  const { problem } = context;
+  const badName = remoteNameProblem(name);
+  if (badName !== undefined) {
+    problem(`node ${badName} (a remote node's name is its environment's registry key)`);
+  }
+  for (const key of ['host', 'port', 'tokenEnv'] as const) {
+    if (raw[key] !== undefined) {
+      problem(
+        `node "${name}" is a remote environment, so ${key} does not apply: its calls go to the control plane registered with svc remote add ${name}, signed with AWS credentials`,
+      );
+    }
+  }
+  // spec §4.2 rule 4: the node's engineTokenEnv, else the fleet-wide apiKeyEnv; one is required.
+  const own = raw['engineTokenEnv'] !== undefined;
+  if (!own && context.apiKeyEnv === undefined) {
+    problem(
+      `node "${name}" is a remote environment, so its engine key must be set: name the variable holding it, in this node's engineTokenEnv or the file's fleet-wide apiKeyEnv (${context.path})`,
+    );
+    return {};
+  }
+  const key = context.variable(
+    own ? raw['engineTokenEnv'] : context.apiKeyEnv,
+    own ? 'engineTokenEnv' : 'apiKeyEnv',
+    name,
+  );
+  return {
+    ...(key.name === undefined ? {} : { engineTokenEnv: key.name }),
+    ...(key.value === undefined ? {} : { engineKey: key.value }),
+  };
+}
+
+export function parseNode(
+  raw: Record<string, unknown>,
+  name: string,
+  context: NodeParseContext,
+): FleetNode | undefined {
+  const { problem, variable } = context;
+  const kind = raw['kind'] ?? 'daemon';
+  if (kind !== 'daemon' && kind !== 'remote') {
+    problem(
+      `node "${name}" has kind ${JSON.stringify(kind)}: supported kinds are "daemon" and "remote"`,
+    );
+    return undefined;
+  }
+  const host = raw['host'];
+  const port = raw['port'] ?? 4242;
+  let parts: Pick<FleetNode, 'engineKey' | 'engineTokenEnv' | 'token' | 'tokenEnv'>;
+  if (kind === 'remote') {
+    parts = remoteParts(raw, name, context);
+  } else {
+    if (typeof host !== 'string' || host === '') {
+      problem(`node "${name}" has no host`);
+    }
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
+      problem(`node "${name}": port must be a whole number from 1 to 65535`);
+    }
+    if (raw['instance-type'] !== undefined) {
+      problem(
+        `node "${name}": instance-type applies only to remote nodes (kind: remote); a daemon runs on its own machine`,
+      );
+    }
+    const token = variable(raw['tokenEnv'], 'tokenEnv', name);
+    const engineKey = variable(raw['engineTokenEnv'], 'engineTokenEnv', name);
+    parts = {
+      ...(token.name === undefined ? {} : { tokenEnv: token.name }),
+      ...(token.value === undefined ? {} : { token: token.value }),
+      ...(engineKey.name === undefined ? {} : { engineTokenEnv: engineKey.name }),
+      ...(engineKey.value === undefined ? {} : { engineKey: engineKey.value }),
+    };
+  }
+  const instanceType = raw['instance-type'];
+  if (kind === 'remote' && instanceType !== undefined) {
+    const bad = instanceTypeProblem(instanceType);
+    if (bad !== undefined) {
+      problem(`node "${name}": instance-type ${bad}`);
+    }
+  }
+  const engine = engineOverride(raw, name, problem);
+  const tags = tagsOf(raw, name, problem);
+  if (raw['file'] !== undefined && (typeof raw['file'] !== 'string' || raw['file'] === '')) {
+    problem(`node "${name}": file must be a path to the node's Svcfile`);
+  }
+  const ownWake = wakeOf(raw['wake'], `node "${name}": `, problem);
+  return {
+    name,
+    kind,
+    host: kind === 'daemon' && typeof host === 'string' ? host : '',
+    port: kind === 'daemon' && typeof port === 'number' ? port : 4242,
+    ...parts,
+    ...(engine === undefined ? {} : { engine }),
+    ...(typeof raw['file'] === 'string' && raw['file'] !== '' ? { file: raw['file'] } : {}),
+    ...(tags === undefined ? {} : { tags }),
+    ...(kind === 'remote' && typeof instanceType === 'string' ? { instanceType } : {}),
+    wake: ownWake ?? context.fleetWake ?? 'on',
+    ownWake: ownWake !== undefined,
+  };
+}

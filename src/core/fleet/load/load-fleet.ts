@@ -1,0 +1,109 @@
+/**
+ * Reading a fleet file from disk with the `.env` beside it (token variables resolve from the
+ * process environment first, then that file), and each daemon node's Svcfile source: its `file:`,
+ * else an alias named after the node, else a `<name>/` directory beside the fleet file.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseEnv } from 'node:util';
+
+import { SvcError } from '../../errors.ts';
+import { aliasTarget, readAliases } from '../../project/aliases.ts';
+import { deployConfigFromSpec } from '../../project/deploy-config-from-project.ts';
+import { unwrap } from '../../project/diagnostics.ts';
+import { originOf } from '../../project/load.ts';
+import { openProject } from '../../project/open-project.ts';
+import type { NodeSource } from '../drivers/node-driver.ts';
+import {
+  type Fleet,
+  type FleetNode,
+  type FleetSources,
+  parseFleet,
+  type Variables,
+} from '../file/fleet-file.ts';
+
+export type { NodeSource } from '../drivers/node-driver.ts';
+
+/** The `.env` beside a fleet file; none is an empty set. */
+export async function fleetDotenv(path: string): Promise<Variables> {
+  try {
+    return parseEnv(await readFile(resolve(dirname(path), '.env'), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+export async function loadFleet(
+  path: string,
+  env: Variables,
+  nodeTokens: FleetSources['nodeTokens'] = 'required',
+): Promise<Fleet> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new SvcError(
+        'ERR_FLEET',
+        `no fleet file at ${path}: create one listing your nodes, or pass --fleet <path>`,
+      );
+    }
+    throw new SvcError(
+      'ERR_FLEET',
+      `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'read failed'})`,
+    );
+  }
+  const dotenv = await fleetDotenv(path);
+  return unwrap(parseFleet(text, path, { env, dotenv, nodeTokens }), 'ERR_FLEET');
+}
+
+/** Where a daemon node's Svcfile is (see the module comment), or why there is none. */
+async function sourceOf(fleet: Fleet, node: FleetNode, configDir: string): Promise<string> {
+  const base = dirname(fleet.path);
+  if (node.file !== undefined) {
+    return resolve(base, node.file);
+  }
+  const alias = aliasTarget(await readAliases(configDir), node.name);
+  if (alias !== undefined) {
+    return alias;
+  }
+  if ((await originOf(resolve(base, node.name), base)) !== undefined) {
+    return resolve(base, node.name);
+  }
+  throw new SvcError(
+    'ERR_FLEET',
+    `node "${node.name}" names no Svcfile source: no file field, no alias named "${node.name}", and no ${node.name}/ directory beside ${fleet.path}`,
+  );
+}
+
+/** The deploy config a daemon node's own Svcfile resolves to (what waking it starts). */
+export async function nodeSourceConfig(
+  fleet: Fleet,
+  node: FleetNode,
+  context: { configDir: string; env: Variables },
+): Promise<NodeSource> {
+  const source = await sourceOf(fleet, node, context.configDir);
+  const opened = await openProject(source, {
+    cwd: dirname(fleet.path),
+    env: context.env,
+    aliases: () => readAliases(context.configDir),
+    supervised: true,
+  });
+  return { source, config: unwrap(deployConfigFromSpec(opened.spec, source)) };
+}
+
+/** Why a node has no usable Svcfile source (none named, or the one named is not there), if so. */
+export async function sourceProblem(
+  fleet: Fleet,
+  node: FleetNode,
+  configDir: string,
+): Promise<string | undefined> {
+  try {
+    const source = await sourceOf(fleet, node, configDir);
+    return (await originOf(source, dirname(fleet.path))) === undefined
+      ? `its Svcfile source ${source} does not exist`
+      : undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * A gateway refusal: an HTTP status, a message that names the node (spec §4.2, §7) and an
+ * OpenAI error `code`, sent OpenAI-shaped (GUIDE D19) so clients built for OpenAI show it and
+ * decide about retrying from the status: `{"error": {"message", "type", "code"}}`.
+ */
+
+/** The `code` of every refusal the gateway makes itself; OpenAI's own names where one exists. */
+export type GatewayErrorCode =
+  | 'invalid_api_key'
+  | 'invalid_request_error'
+  | 'model_not_found'
+  | 'unknown_url'
+  | 'request_too_large'
+  | 'upstream_error'
+  | 'loopback_only'
+  | 'wake_failed'
+  | 'wake_timeout'
+  | 'reply_timeout'
+  | 'internal_error';
+
+export interface GatewayErrorOptions {
+  readonly code?: GatewayErrorCode;
+  /** Seconds after which a retry may succeed; set only where retrying can help (GUIDE D19). */
+  readonly retryAfterSeconds?: number;
+}
+
+/** The OpenAI error type for a status: 4xx are the caller's, 5xx the server's. */
+export function errorType(status: number): string {
+  if (status === 401) {
+    return 'authentication_error';
+  }
+  return status >= 500 ? 'server_error' : 'invalid_request_error';
+}
+
+function defaultCode(status: number): GatewayErrorCode {
+  switch (status) {
+    case 401:
+      return 'invalid_api_key';
+    case 404:
+      return 'unknown_url';
+    case 413:
+      return 'request_too_large';
+    case 502:
+      return 'upstream_error';
+    case 504:
+      return 'wake_timeout';
+    default:
+      return status >= 500 ? 'internal_error' : 'invalid_request_error';
+  }
+}
+
+export class GatewayError extends Error {
+  readonly code: GatewayErrorCode;
+  readonly retryAfterSeconds?: number;
+
+  constructor(
+    readonly status: number,
+    message: string,
+    options: GatewayErrorOptions = {},
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+    this.code = options.code ?? defaultCode(status);
+    if (options.retryAfterSeconds !== undefined) {
+      this.retryAfterSeconds = options.retryAfterSeconds;
+    }
+  }
+}
+
+/** The OpenAI-shaped body of a refusal (GUIDE D19). */
+export function errorBody(error: GatewayError): string {
+  return JSON.stringify({
+    error: { message: error.message, type: errorType(error.status), code: error.code },
+  });
+}
+
+/** The headers a refusal carries besides its JSON type (RFC 9110 §11.6.1, §10.2.3). */
+export function errorHeaders(error: GatewayError): Record<string, string> {
+  return {
+    ...(error.status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+    ...(error.retryAfterSeconds === undefined
+      ? {}
+      : { 'retry-after': String(error.retryAfterSeconds) }),
+  };
+}
+
+/** The SSE event that ends a stream whose headers already went out: the error body as data. */
+export function sseError(errorJson: string): string {
+  return `data: ${errorJson}\n\n`;
+}

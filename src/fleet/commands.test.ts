@@ -1,0 +1,182 @@
+/**
+ * The pure and driver-injected parts of `svc fleet`: node selection (unknown names refused with
+ * the closest name), per-node configuration problems as rows, idempotent start/stop, and the
+ * status table. A recording driver stands in for the nodes; the built CLI against real daemons is
+ * test/e2e/fleet-commands.e2e.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { daemonNode } from '../../test/support/fleet-node.ts';
+import type { DeployConfig, StatusResponse } from '../core/contract/schemas.ts';
+import type { NodeDriver, NodeReply, NodeStatus } from '../core/fleet/drivers/node-driver.ts';
+import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
+import { selectNodes } from './select.ts';
+import { fleetAct } from './start-stop.ts';
+import { fleetStatus, statusText } from './status.ts';
+
+const node = daemonNode;
+
+const FLEET: Fleet = {
+  path: '/f/fleet.yaml',
+  nodes: [
+    node('alpha', { tokenEnv: 'A_TOKEN', token: 't' }),
+    node('beta'),
+    node('gamma', { tokenEnv: 'G_TOKEN' }),
+    node('delta', { engineTokenEnv: 'D_KEY' }),
+  ],
+};
+
+const CONFIG: DeployConfig = { runner: 'llamacpp', modelId: '/m.gguf' };
+
+function status(state: StatusResponse['state'], model?: string): NodeReply<NodeStatus> {
+  return {
+    ok: true,
+    value: { state, version: 'dev', ...(model === undefined ? {} : { model }) },
+  };
+}
+
+/** A driver whose nodes are in the given states; records every call. */
+function recordingDriver(states: Record<string, NodeReply<NodeStatus>>) {
+  const calls: string[] = [];
+  const driver: Pick<NodeDriver, 'status' | 'wakeSource' | 'start' | 'stop'> = {
+    status: (target) => {
+      calls.push(`status ${target.name}`);
+      return Promise.resolve(states[target.name] ?? status('idle'));
+    },
+    wakeSource: () => Promise.resolve({ source: '/f/x.svc', config: CONFIG }),
+    start: (target) => {
+      calls.push(`start ${target.name}`);
+      return Promise.resolve(status('running', 'm'));
+    },
+    stop: (target) => {
+      calls.push(`stop ${target.name}`);
+      return Promise.resolve(status('stopped'));
+    },
+  };
+  return { driver, calls };
+}
+
+describe('selectNodes', () => {
+  it('takes every node when none is named (status), and the named ones once, in order', () => {
+    expect(selectNodes(FLEET, { names: [] }).map((entry) => entry.name)).toEqual([
+      'alpha',
+      'beta',
+      'gamma',
+      'delta',
+    ]);
+    expect(
+      selectNodes(FLEET, { names: ['gamma', 'alpha', 'gamma'] }).map((entry) => entry.name),
+    ).toEqual(['gamma', 'alpha']);
+  });
+
+  it('refuses an unknown name, naming the closest node and listing them all', () => {
+    expect(() => selectNodes(FLEET, { names: ['alpah'] })).toThrow(
+      'no node named "alpah" in /f/fleet.yaml: did you mean "alpha"? (nodes: alpha, beta, gamma, delta)',
+    );
+  });
+
+  it('needs names or --all where the verb acts', () => {
+    expect(() => selectNodes(FLEET, { names: [], required: { verb: 'stop' } })).toThrow(
+      'name the nodes to stop, or pass --all (nodes: alpha, beta, gamma, delta)',
+    );
+    expect(selectNodes(FLEET, { names: [], all: true, required: { verb: 'stop' } })).toHaveLength(
+      4,
+    );
+  });
+});
+
+describe('fleetStatus', () => {
+  it('makes a configuration problem a row or a note, never a failure, and asks no blocked node', async () => {
+    const { driver, calls } = recordingDriver({ alpha: status('running', 'tiny') });
+    const rows = await fleetStatus(FLEET, FLEET.nodes, {
+      driver,
+      sourceProblem: (target) =>
+        Promise.resolve(
+          target.name === 'beta' ? 'its Svcfile source /f/beta.svc does not exist' : undefined,
+        ),
+    });
+    expect(calls.sort()).toEqual(['status alpha', 'status beta', 'status delta']);
+    expect(rows.map((row) => [row.node, row.outcome])).toEqual([
+      ['alpha', 'ok'],
+      ['beta', 'ok'],
+      ['gamma', 'config-error'],
+      ['delta', 'ok'],
+    ]);
+    const text = statusText(rows);
+    // A reason is not a column: it does not widen SERVING for every other row.
+    expect(text.split('\n')[0]).toBe('NODE   STATE         SERVING  LAST ACTIVE');
+    expect(text).toMatch(/^NODE +STATE +SERVING +LAST ACTIVE\nalpha +running +tiny\n/);
+    expect(text).toContain(
+      'gamma  config-error  G_TOKEN is not set (tokenEnv): export it, or put it in the .env beside /f/fleet.yaml',
+    );
+    expect(text).toContain('note: beta: its Svcfile source /f/beta.svc does not exist\n');
+    expect(text).toContain('note: delta: D_KEY is not set (engineTokenEnv)');
+  });
+});
+
+describe('fleetAct', () => {
+  const deps = (
+    driver: Pick<NodeDriver, 'status' | 'wakeSource' | 'start' | 'stop'>,
+    lines: string[],
+  ) => ({
+    driver,
+    print: (line: string) => lines.push(line),
+  });
+
+  it('reports a node already running and sends it nothing; starts the others', async () => {
+    const { driver, calls } = recordingDriver({
+      alpha: status('running', 'tiny'),
+      beta: status('stopped'),
+    });
+    const lines: string[] = [];
+    const results = await fleetAct('start', FLEET, FLEET.nodes.slice(0, 2), deps(driver, lines));
+    expect(results.map((result) => result.outcome)).toEqual(['already', 'ok']);
+    expect(calls).toEqual(['status alpha', 'status beta', 'start beta']);
+    expect(lines).toEqual([
+      'alpha  already running (tiny)',
+      'beta: using /f/x.svc',
+      'beta  running',
+    ]);
+  });
+
+  it('takes a 409 (started meanwhile) as already running', async () => {
+    const { driver } = recordingDriver({ beta: status('stopped') });
+    const lines: string[] = [];
+    const conflicted = {
+      ...driver,
+      start: (): Promise<NodeReply<NodeStatus>> =>
+        Promise.resolve({ ok: false, outcome: 'failed', status: 409, detail: 'HTTP 409' }),
+    };
+    const results = await fleetAct(
+      'start',
+      FLEET,
+      [FLEET.nodes[1] as FleetNode],
+      deps(conflicted, lines),
+    );
+    expect(results).toEqual([{ node: 'beta', outcome: 'already', state: 'running' }]);
+  });
+
+  it('reports a node not running on stop and stops only the running one', async () => {
+    const { driver, calls } = recordingDriver({
+      alpha: status('running'),
+      beta: status('stopped'),
+    });
+    const lines: string[] = [];
+    const results = await fleetAct('stop', FLEET, FLEET.nodes.slice(0, 2), deps(driver, lines));
+    expect(results.map((result) => result.outcome)).toEqual(['ok', 'already']);
+    expect(calls).toEqual(['status alpha', 'stop alpha', 'status beta']);
+    expect(lines).toEqual(['alpha  stopped', 'beta  already stopped']);
+  });
+
+  it('fails only the misconfigured nodes, each on its own line, asking them nothing', async () => {
+    const { driver, calls } = recordingDriver({});
+    const lines: string[] = [];
+    const results = await fleetAct('start', FLEET, FLEET.nodes.slice(1), deps(driver, lines));
+    expect(results.map((result) => result.outcome)).toEqual(['ok', 'failed', 'failed']);
+    expect(calls).toEqual(['status beta', 'start beta']);
+    expect(lines[2]).toBe(
+      'gamma  failed: G_TOKEN is not set (tokenEnv): export it, or put it in the .env beside /f/fleet.yaml',
+    );
+    expect(lines[3]).toContain('delta  failed: D_KEY is not set (engineTokenEnv)');
+  });
+});

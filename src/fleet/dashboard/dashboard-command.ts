@@ -1,0 +1,168 @@
+/**
+ * `svc fleet dashboard`: the live loop around the pure layout (fleet-dashboard-layout.ts) and the
+ * shared terminal driver. Every node's metrics are read on a local cadence (2 s), the selected
+ * node's engine log through its byte cursor while its detail is open, and `s` / `x` start or stop
+ * the selected node exactly as `svc fleet start|stop` does (fleet-start-stop.ts).
+ */
+import type { CommandIo } from '../../core/command.ts';
+import { SvcError } from '../../core/errors.ts';
+import type { FleetNodeDriver } from '../../core/fleet/drivers/node-driver.ts';
+import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
+import { nextShutdownSignal } from '../../core/signals.ts';
+import { openTerminal } from '../../core/view/terminal.ts';
+import { advance, type LogCursor, START_CURSOR } from '../log-cursor.ts';
+import type { CounterReading } from '../metrics.ts';
+import { readMetrics } from '../metrics-command.ts';
+import { fleetAct } from '../start-stop.ts';
+import { dashboardAction, decodeDashboardKeys } from './dashboard-keys.ts';
+import { dashboardLayout, type DashboardState } from './dashboard-layout.ts';
+
+export const DASHBOARD_REFRESH_MS = 2_000;
+const LOG_POLL_MS = 500;
+const LOG_LINES_KEPT = 500;
+
+export interface DashboardCommand {
+  readonly fleet: Fleet;
+  readonly io: CommandIo;
+  readonly driver: FleetNodeDriver;
+}
+
+export async function runDashboard({ fleet, io, driver }: DashboardCommand): Promise<number> {
+  if (!io.stdin.isTTY || !io.stdout.isTTY) {
+    throw new SvcError(
+      'ERR_USAGE',
+      'svc fleet dashboard needs a terminal; off one use svc fleet status or svc fleet metrics -w',
+    );
+  }
+  const terminal = openTerminal(io.stdin, io.stdout, decodeDashboardKeys);
+  let state: DashboardState = {
+    fleetPath: fleet.path,
+    nodes: fleet.nodes.map((node) => ({ name: node.name })),
+    selected: 0,
+    screen: 'list',
+    log: [],
+    now: new Date(),
+  };
+  const render = (): void => {
+    terminal.draw(dashboardLayout(state, terminal.columns(), terminal.rows()));
+  };
+
+  const previous = new Map<string, CounterReading>();
+  let refreshing = false;
+  const refresh = async (): Promise<void> => {
+    if (refreshing) {
+      return;
+    }
+    refreshing = true;
+    try {
+      const entries = await readMetrics(fleet, fleet.nodes, driver, previous, Date.now);
+      state = {
+        ...state,
+        now: new Date(),
+        nodes: entries.map((entry) => ({
+          name: entry.node,
+          reading:
+            entry.metrics === undefined
+              ? { ok: false, outcome: entry.outcome, detail: entry.error ?? '' }
+              : {
+                  ok: true,
+                  stats: entry.metrics,
+                  ...(entry.rates === undefined ? {} : { rates: entry.rates }),
+                },
+        })),
+      };
+      render();
+    } finally {
+      refreshing = false;
+    }
+  };
+
+  let cursor: LogCursor = START_CURSOR;
+  let logNode: string | undefined;
+  let readingLog = false;
+  const pollLog = async (): Promise<void> => {
+    const node = fleet.nodes[state.selected];
+    if (state.screen !== 'detail' || node === undefined || readingLog) {
+      return;
+    }
+    readingLog = true;
+    try {
+      if (logNode !== node.name) {
+        logNode = node.name;
+        cursor = START_CURSOR;
+        state = { ...state, log: [] };
+      }
+      const reply = await driver.logs(
+        node,
+        cursor.offset === undefined ? {} : { offset: cursor.offset },
+      );
+      if (reply.ok && logNode === node.name) {
+        const step = advance(cursor, reply.value);
+        cursor = step.cursor;
+        if (step.lines.length > 0) {
+          state = { ...state, log: [...state.log, ...step.lines].slice(-LOG_LINES_KEPT) };
+          render();
+        }
+      }
+    } finally {
+      readingLog = false;
+    }
+  };
+
+  const act = (verb: 'start' | 'stop'): void => {
+    const node = fleet.nodes[state.selected];
+    if (node === undefined) {
+      return;
+    }
+    state = { ...state, notice: `${verb === 'start' ? 'starting' : 'stopping'} ${node.name}…` };
+    render();
+    const lines: string[] = [];
+    void fleetAct(verb, fleet, [node], {
+      driver,
+      print: (line) => lines.push(line),
+    }).then(() => {
+      state = { ...state, notice: lines.at(-1) ?? '' };
+      void refresh();
+    });
+  };
+
+  let quit: () => void = () => undefined;
+  const quitting = new Promise<void>((resolve) => {
+    quit = resolve;
+  });
+  terminal.onKeys((keys) => {
+    for (const key of keys) {
+      const action = dashboardAction(key, state.screen);
+      if (action === undefined) {
+        continue;
+      }
+      if (action.type === 'quit') {
+        quit();
+      } else if (action.type === 'select') {
+        const last = Math.max(0, fleet.nodes.length - 1);
+        state = { ...state, selected: Math.min(last, Math.max(0, state.selected + action.by)) };
+      } else if (action.type === 'detail') {
+        state = { ...state, screen: action.open ? 'detail' : 'list' };
+        void pollLog();
+      } else {
+        act(action.type);
+      }
+    }
+    render();
+  });
+  terminal.onResize(render);
+
+  const refreshTimer = setInterval(() => void refresh(), DASHBOARD_REFRESH_MS);
+  const logTimer = setInterval(() => void pollLog(), LOG_POLL_MS);
+  render();
+  void refresh();
+  try {
+    // q, Ctrl+C (raw mode turns it into a key) or a signal from outside: a clean exit (GUIDE D17).
+    await Promise.race([quitting, nextShutdownSignal()]);
+  } finally {
+    clearInterval(refreshTimer);
+    clearInterval(logTimer);
+    terminal.restore();
+  }
+  return 0;
+}

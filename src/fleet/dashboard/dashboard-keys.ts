@@ -1,0 +1,89 @@
+/**
+ * The dashboard's keys, one table for the handler and the footer (as the serve view's), so the
+ * footer lists only what the current screen can do. Original keys kept where they exist
+ * (../shared/reference/original-behaviour.md §10: enter, s, x, q; esc back from the detail).
+ */
+import { decodeWith } from '../../core/view/key-decode.ts';
+
+export type DashboardKey = 'up' | 'down' | 'enter' | 'esc' | 's' | 'x' | 'q' | 'ctrl-c';
+
+export type DashboardAction =
+  | { readonly type: 'select'; readonly by: number }
+  | { readonly type: 'detail'; readonly open: boolean }
+  | { readonly type: 'start' | 'stop' | 'quit' };
+
+interface Binding {
+  readonly keys: readonly DashboardKey[];
+  readonly label: string;
+  /** Which screens the key works on. */
+  readonly on: readonly ('list' | 'detail')[];
+  readonly action: (key: DashboardKey) => DashboardAction;
+}
+
+const BINDINGS: readonly Binding[] = [
+  {
+    keys: ['up', 'down'],
+    label: '↑↓ select',
+    on: ['list'],
+    action: (key) => ({ type: 'select', by: key === 'up' ? -1 : 1 }),
+  },
+  {
+    keys: ['enter'],
+    label: 'enter detail',
+    on: ['list'],
+    action: () => ({ type: 'detail', open: true }),
+  },
+  {
+    keys: ['esc'],
+    label: 'esc back',
+    on: ['detail'],
+    action: () => ({ type: 'detail', open: false }),
+  },
+  { keys: ['s'], label: 's start', on: ['list', 'detail'], action: () => ({ type: 'start' }) },
+  { keys: ['x'], label: 'x stop', on: ['list', 'detail'], action: () => ({ type: 'stop' }) },
+  {
+    keys: ['q', 'ctrl-c'],
+    label: 'q quit',
+    on: ['list', 'detail'],
+    action: () => ({ type: 'quit' }),
+  },
+];
+
+export function dashboardAction(
+  key: DashboardKey,
+  screen: 'list' | 'detail',
+): DashboardAction | undefined {
+  return BINDINGS.find(
+    (binding) => binding.keys.includes(key) && binding.on.includes(screen),
+  )?.action(key);
+}
+
+export function dashboardFooter(screen: 'list' | 'detail'): string {
+  return BINDINGS.filter((binding) => binding.on.includes(screen))
+    .map((binding) => binding.label)
+    .join('   ');
+}
+
+const SEQUENCES: readonly (readonly [string, DashboardKey])[] = [
+  ['\u001b[A', 'up'],
+  ['\u001bOA', 'up'],
+  ['\u001b[B', 'down'],
+  ['\u001bOB', 'down'],
+  ['\r', 'enter'],
+  ['\n', 'enter'],
+  ['\u0003', 'ctrl-c'],
+  ['s', 's'],
+  ['S', 's'],
+  ['x', 'x'],
+  ['X', 'x'],
+  ['q', 'q'],
+  ['Q', 'q'],
+];
+
+/** Raw input → keys; a lone ESC (not the start of a sequence) is the esc key. */
+export function decodeDashboardKeys(input: string): DashboardKey[] {
+  if (input === '\u001b') {
+    return ['esc'];
+  }
+  return decodeWith(SEQUENCES, input);
+}

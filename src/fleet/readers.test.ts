@@ -1,0 +1,184 @@
+/**
+ * The readers of `svc fleet`: the route explanation (the gateway's own decision, and the node a
+ * wake would pick, starting nothing), the metrics table and rates, and the log byte cursor.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { daemonNode } from '../../test/support/fleet-node.ts';
+import type { LogsResponse, StatusResponse } from '../core/contract/schemas.ts';
+import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
+import {
+  explainRoute,
+  type NodeSourceOrProblem,
+  routeText,
+} from '../core/fleet/routing/explain-route.ts';
+import type { NodeSnapshot } from '../core/fleet/state/node-snapshot.ts';
+import { advance, prefixer, START_CURSOR } from './log-cursor.ts';
+import { metricsText, ratesBetween, readingOf } from './metrics.ts';
+
+const node = (name: string, extra: Partial<FleetNode> = {}): FleetNode =>
+  daemonNode(name, { engine: { host: '127.0.0.1' }, ...extra });
+
+const A = node('a');
+const B = node('b');
+const C = node('c', { wake: 'off' });
+const FLEET: Fleet = { path: 'fleet.yaml', nodes: [A, B, C] };
+
+function snap(target: FleetNode, status: Partial<StatusResponse>): NodeSnapshot {
+  return { node: target, ok: true, status: { state: 'stopped', version: 'dev', ...status } };
+}
+
+const source = (model: string, path: string): NodeSourceOrProblem => ({
+  source: path,
+  config: { runner: 'llamacpp', modelId: model },
+});
+
+describe('explainRoute', () => {
+  it('names the running node and its engine, and starts nothing', () => {
+    const explanation = explainRoute(
+      'tiny',
+      [
+        snap(A, { state: 'running', model: 'tiny', engine: { port: 9000 }, ready: 'ready' }),
+        snap(B, {}),
+      ],
+      FLEET,
+      new Map(),
+    );
+    expect(explanation).toMatchObject({
+      decision: 'serve',
+      node: 'a',
+      engine: 'http://127.0.0.1:9000/v1',
+    });
+    expect(routeText(explanation)).toContain('tiny → a (serve): it serves tiny now');
+  });
+
+  it('waits for a node loading the model rather than waking another', () => {
+    const explanation = explainRoute(
+      'tiny',
+      [snap(A, { state: 'running', model: 'tiny', engine: { port: 9000 }, ready: 'not-ready' })],
+      FLEET,
+      new Map([['b', source('tiny', '/b.svc')]]),
+    );
+    expect(explanation).toMatchObject({ decision: 'wait', node: 'a' });
+  });
+
+  it('picks the node a wake would start: stored config first, then file order; wake off never', () => {
+    const sources = new Map([
+      ['a', source('other', '/a.svc')],
+      ['b', source('tiny', '/b.svc')],
+      ['c', source('tiny', '/c.svc')],
+    ]);
+    const explanation = explainRoute(
+      'tiny',
+      [snap(A, {}), snap(B, {}), snap(C, { model: 'tiny' })],
+      FLEET,
+      sources,
+    );
+    expect(explanation).toMatchObject({ decision: 'wake', node: 'b' });
+    expect(explanation.nodes).toEqual([
+      { node: 'a', note: 'stopped; its source describes other' },
+      { node: 'b', note: 'stopped; would start tiny from /b.svc' },
+      { node: 'c', note: 'stopped; describes tiny but waking is off: svc fleet start c' },
+    ]);
+    const warm = explainRoute(
+      'tiny',
+      [snap(A, {}), snap(B, {}), snap({ ...C, wake: 'on' }, { model: 'tiny' })],
+      FLEET,
+      sources,
+    );
+    expect(warm).toMatchObject({ decision: 'wake', node: 'c' });
+    expect(warm.reason).toContain('stored config already matches');
+  });
+
+  it('says none when nothing serves or may be woken', () => {
+    const explanation = explainRoute(
+      'nope',
+      [snap(A, {}), { node: B, ok: false, outcome: 'unreachable', detail: 'ECONNREFUSED' }],
+      FLEET,
+      new Map([['a', { problem: 'no Svcfile source' }]]),
+    );
+    expect(explanation.decision).toBe('none');
+    expect(explanation.reason).toContain('(1 did not answer)');
+    expect(routeText(explanation)).toContain('b  unreachable: ECONNREFUSED');
+  });
+});
+
+describe('fleet metrics', () => {
+  it('computes rates between readings, none across a counter reset', () => {
+    const first = readingOf(
+      { state: 'running', tokens: { generationTokens: 100, requests: 2 } },
+      1_000,
+    );
+    const second = readingOf(
+      { state: 'running', tokens: { generationTokens: 300, requests: 6 } },
+      3_000,
+    );
+    expect(ratesBetween(first, second)).toEqual({ tokensPerSecond: 100, requestsPerSecond: 2 });
+    expect(ratesBetween(second, first)).toBeUndefined();
+    expect(readingOf({ state: 'stopped' }, 1)).toBeUndefined();
+  });
+
+  it('draws a row per node, readings or the reason there are none', () => {
+    const text = metricsText([
+      {
+        node: 'a',
+        outcome: 'ok',
+        metrics: {
+          state: 'running',
+          modelId: 'tiny',
+          tokens: { running: 1, requests: 5, promptTokens: 40, generationTokens: 1200 },
+          cpu: { utilization: 12.4 },
+          gpus: [
+            { index: 0, utilization: 80, memoryUsed: 2 * 1024 ** 3, memoryTotal: 8 * 1024 ** 3 },
+          ],
+        },
+        rates: { tokensPerSecond: 31.25, requestsPerSecond: 0.5 },
+      },
+      { node: 'b', outcome: 'unreachable', error: 'ECONNREFUSED' },
+    ]);
+    expect(text).toMatch(/^NODE +STATE +MODEL +IN FLIGHT +REQUESTS/);
+    expect(text).toMatch(
+      /\na +running +tiny +1 +5 +40 +1,200 +31\.3 +0\.50 +12% +— +80% 2\.0 GiB\/8\.0 GiB\n/,
+    );
+    expect(text).toMatch(/\nb +unreachable +ECONNREFUSED\n$/);
+  });
+});
+
+describe('fleet log cursor', () => {
+  const reply = (content: string, nextOffset: number, size = nextOffset): LogsResponse => ({
+    content,
+    nextOffset,
+    size,
+  });
+
+  it('drops the cut first line of a tail, keeps a partial last line for the next read', () => {
+    const first = advance(START_CURSOR, reply('ut line\nwhole\npart', 120));
+    expect(first.lines).toEqual(['whole']);
+    expect(first.cursor).toEqual({ offset: 120, carry: 'part' });
+    const next = advance(first.cursor, reply('ial\nnew\n', 128));
+    expect(next.lines).toEqual(['partial', 'new']);
+    expect(next.cursor).toEqual({ offset: 128, carry: '' });
+  });
+
+  it('keeps the first line of a log read from its start; more when the reply was a slice', () => {
+    const step = advance(START_CURSOR, reply('one\ntwo\n', 8, 100));
+    expect(step.lines).toEqual(['one', 'two']);
+    expect(step.more).toBe(true);
+  });
+
+  it('reads a missing log from its start once it exists, and resumes after a replaced one', () => {
+    const missing = advance(START_CURSOR, { content: '', nextOffset: 0, size: 0, missing: true });
+    expect(missing.cursor).toEqual({ offset: 0, carry: '' });
+    const stale = advance(
+      { offset: 500, carry: 'x' },
+      { content: '', nextOffset: 20, size: 20, staleOffset: true },
+    );
+    expect(stale.cursor).toEqual({ offset: 20, carry: '' });
+    expect(stale.notice).toContain('replaced');
+  });
+
+  it('prefixes by node only when several are shown', () => {
+    expect(prefixer(['a'])('a', 'x')).toBe('x');
+    expect(prefixer(['a', 'long'])('a', 'x')).toBe('a    | x');
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * The gateway's HTTP surface (spec §4.2) on node:http directly: the hot path is one auth check,
+ * one JSON parse for the model, a routing decision from cached node state, and a streaming
+ * proxy, with nothing else in between (a framework's per-request work does not fit the latency
+ * budget). Preflights answer without the token (GUIDE D22), and so do the fleet page's files,
+ * which hold no data; everything else is behind it.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+import { bearerChecker } from '../../core/auth/bearer.ts';
+import { logRequest, requestLogged } from '../../core/http/access-log.ts';
+import { corsHeaders, type CorsPolicy, preflightHeaders } from '../../core/http/cors.ts';
+import { errorBody, errorHeaders, GatewayError, sseError } from '../../core/http/gateway-error.ts';
+import type { Logger } from '../../core/logger.ts';
+import { wantsOpenMetrics } from '../../core/metrics/exposition.ts';
+import {
+  controlNode,
+  fleetStats,
+  nodeActionOf,
+  type NodeControlClient,
+} from '../control/fleet-control.ts';
+import { type GatewayMetrics, routeOf } from '../metrics/gateway-metrics.ts';
+import { modelIdOf } from '../models/model-endpoints.ts';
+import { modelEntry, models, topology } from '../models/snapshot-replies.ts';
+import type { PageAsset } from '../page/fleet-page.ts';
+import { complete, type CompleteDeps, type RequestContext } from '../requests/complete.ts';
+import { isModelEndpoint, notServed } from './request-target.ts';
+
+export interface GatewayDeps extends CompleteDeps {
+  readonly logger: Logger;
+  readonly token?: string;
+  /** The fleet file's gateway.cors origins; absent allows any (GUIDE D22). */
+  readonly cors?: CorsPolicy;
+  /** When the gateway started (ms): the `created` of models nothing runs yet. */
+  readonly startedAt: number;
+  readonly metrics: GatewayMetrics;
+  /** The fleet page's files by URL path (fleet-page.ts). */
+  readonly page: ReadonlyMap<string, PageAsset>;
+  /** Start, stop and stats for the page's node controls. */
+  readonly nodes: NodeControlClient;
+}
+
+/** The request's path and method as routed: no query, and HEAD answered like GET. */
+interface Target {
+  readonly path: string;
+  readonly method: string | undefined;
+  /** One of the fleet page's files (served without the token). */
+  readonly asset: PageAsset | undefined;
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  response.end(body);
+}
+
+/** Whether the caller is waiting for `100 Continue` before sending its body. */
+function expectsContinue(request: IncomingMessage): boolean {
+  return /100-continue/i.test(request.headers.expect ?? '');
+}
+
+function fail(
+  deps: GatewayDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+  error: unknown,
+): void {
+  const refusal =
+    error instanceof GatewayError
+      ? error
+      : new GatewayError(500, 'internal error; see the gateway log', { code: 'internal_error' });
+  if (refusal.code === 'upstream_error' || refusal.code === 'reply_timeout') {
+    context.upstreamError = true;
+  }
+  if (!(error instanceof GatewayError)) {
+    deps.logger.error('request failed inside the gateway', { reason: (error as Error).message });
+  }
+  if (response.headersSent) {
+    if (context.progressSent === true && !response.writableEnded && !response.destroyed) {
+      response.end(sseError(errorBody(refusal)));
+    } else {
+      response.destroy();
+    }
+    return;
+  }
+  const extra = errorHeaders(refusal);
+  if (expectsContinue(request) && refusal.status === 401) {
+    // The body was never asked for: close rather than read it (RFC 9110 §10.1.1).
+    extra['connection'] = 'close';
+  } else {
+    request.resume();
+  }
+  sendJson(response, refusal.status, errorBody(refusal), extra);
+}
+
+/**
+ * Where every request ends, answered or not ('close' rather than 'finish': a caller that left
+ * gets its line too). The one place for per-request accounting; the access line's fields are
+ * gathered only when its level is shown (spec §1.6: at the default level a 200 writes nothing).
+ */
+function requestEnded(
+  deps: GatewayDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+  target: Target,
+): void {
+  const aborted = !response.writableFinished;
+  const ended = performance.now();
+  // The one metrics call per request (gateway-metrics.ts).
+  deps.metrics.record(
+    routeOf(target.path, target.asset !== undefined),
+    context,
+    response.statusCode,
+    context.startedAt ?? ended,
+    ended,
+    aborted,
+  );
+  if (!requestLogged(deps.logger, response.statusCode, aborted)) {
+    return;
+  }
+  logRequest(deps.logger, {
+    method: request.method ?? '',
+    path: request.url ?? '',
+    status: response.statusCode,
+    durationMs: ended - (context.startedAt ?? 0),
+    bytes: request.socket.bytesWritten - (context.bytesBefore ?? 0),
+    remote: request.socket.remoteAddress ?? '',
+    ...(context.model === undefined ? {} : { model: context.model }),
+    ...(context.node === undefined ? {} : { node: context.node }),
+    ...(aborted ? { outcome: 'aborted' as const } : {}),
+  });
+}
+
+/** Everything behind the token: model requests, then the gateway's own endpoints. */
+async function answer(
+  deps: GatewayDeps,
+  authorized: (header: string | undefined) => boolean,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+  { path, method }: Target,
+): Promise<void> {
+  if (!authorized(request.headers.authorization)) {
+    throw new GatewayError(401, 'missing or invalid bearer token');
+  }
+  if (isModelEndpoint(method, path)) {
+    await complete(deps, request, response, context);
+    return;
+  }
+  if (method === 'GET' && path === '/health') {
+    sendJson(response, 200, '{"ok":true}');
+    return;
+  }
+  if (method === 'GET' && path === '/v1/models') {
+    sendJson(response, 200, await models(deps));
+    return;
+  }
+  const id = method === 'GET' ? modelIdOf(path) : undefined;
+  if (id !== undefined) {
+    context.model = id;
+    sendJson(response, 200, await modelEntry(deps, id));
+    return;
+  }
+  if (method === 'GET' && path === '/v1/fleet') {
+    sendJson(response, 200, await topology(deps));
+    return;
+  }
+  await answerOwn(deps, request, response, { path, method });
+}
+
+/** The gateway's own endpoints beyond the OpenAI ones: its metrics and the fleet page's data. */
+async function answerOwn(
+  deps: GatewayDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+  { path, method }: Pick<Target, 'path' | 'method'>,
+): Promise<void> {
+  if (method === 'GET' && path === '/metrics') {
+    const { contentType, body } = await deps.metrics.exposition(
+      wantsOpenMetrics(request.headers.accept),
+    );
+    response.writeHead(200, { 'content-type': contentType });
+    response.end(body);
+    return;
+  }
+  if (method === 'GET' && path === '/v1/fleet/stats') {
+    sendJson(response, 200, await fleetStats(deps.view, deps.nodes));
+    return;
+  }
+  const action = method === 'POST' ? nodeActionOf(path) : undefined;
+  if (action !== undefined) {
+    request.resume();
+    sendJson(response, 200, await controlNode(deps.view, deps.nodes, action.name, action.action));
+    return;
+  }
+  throw notServed(request.method, path);
+}
+
+function targetOf(deps: GatewayDeps, request: IncomingMessage): Target {
+  const url = request.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  // HEAD answers like GET; node:http leaves the body out of a HEAD reply.
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  return { path, method, asset: method === 'GET' ? deps.page.get(path) : undefined };
+}
+
+export function buildGateway(deps: GatewayDeps): Server {
+  const authorized = bearerChecker(deps.token);
+  const handler = (request: IncomingMessage, response: ServerResponse): void => {
+    const context: RequestContext = {
+      startedAt: performance.now(),
+      // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
+      bytesBefore: request.socket.bytesWritten,
+    };
+    const target = targetOf(deps, request);
+    response.once('close', () => {
+      requestEnded(deps, request, response, context, target);
+    });
+    const origin = request.headers.origin;
+    if (request.method === 'OPTIONS') {
+      // GUIDE D22: a preflight carries no credentials, so it is answered without the token.
+      response.writeHead(
+        204,
+        preflightHeaders(origin, request.headers['access-control-request-headers'], deps.cors),
+      );
+      response.end();
+      return;
+    }
+    if (target.asset !== undefined) {
+      // The page's files hold no data: no token, so a browser can load them before asking for it.
+      response.writeHead(200, target.asset.headers);
+      response.end(target.asset.body);
+      return;
+    }
+    if (origin !== undefined) {
+      for (const [name, value] of Object.entries(corsHeaders(origin, deps.cors))) {
+        response.setHeader(name, value);
+      }
+    }
+    answer(deps, authorized, request, response, context, target).catch((error: unknown) => {
+      fail(deps, request, response, context, error);
+    });
+  };
+  const server = createServer({ keepAliveTimeout: 65_000 }, handler);
+  // With a listener here node:http no longer answers 100 Continue itself: a caller with a wrong
+  // token gets its 401 before it uploads the body.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (authorized(request.headers.authorization)) {
+      response.writeContinue();
+    }
+    handler(request, response);
+  });
+  return server;
+}

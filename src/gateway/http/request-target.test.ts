@@ -1,0 +1,81 @@
+/** Which requests are model requests (spec §4.2 rules 2–5), and the model they name. */
+import { describe, expect, it } from 'vitest';
+
+import type { GatewayError } from '../../core/http/gateway-error.ts';
+import { modelIdOf } from '../models/model-endpoints.ts';
+import { isModelEndpoint, modelRequestOf, notServed } from './request-target.ts';
+
+describe('isModelEndpoint', () => {
+  it.each([
+    '/v1/chat/completions',
+    '/v1/completions',
+    '/v1/responses',
+    '/v1/embeddings',
+    '/v1/rerank',
+    '/v1/messages',
+    '/v1/messages/count_tokens',
+  ])('routes POST %s', (path) => {
+    expect(isModelEndpoint('POST', path)).toBe(true);
+  });
+
+  it.each([
+    ['GET', '/v1/chat/completions'],
+    ['POST', '/v1/models'],
+    ['POST', '/v1/models/x'],
+    ['POST', '/v1/fleet'],
+    ['POST', '/v1/'],
+    ['POST', '/health'],
+    ['POST', '/v1/../admin'],
+  ])('does not route %s %s', (method, path) => {
+    expect(isModelEndpoint(method, path)).toBe(false);
+  });
+});
+
+describe('modelRequestOf', () => {
+  it('reads the model and whether the reply is streamed', () => {
+    expect(modelRequestOf(Buffer.from('{"model":"m","stream":true}'))).toEqual({
+      model: 'm',
+      streaming: true,
+    });
+    expect(modelRequestOf(Buffer.from('{"model":"m","stream":"yes"}')).streaming).toBe(false);
+  });
+
+  it.each(['', '{}', '{"model":""}', '{"model":3}', '[{"model":"m"}]'])(
+    'refuses %j with 400 naming the model field',
+    (text) => {
+      const error = (() => {
+        try {
+          modelRequestOf(Buffer.from(text));
+        } catch (caught) {
+          return caught as GatewayError;
+        }
+        throw new Error('accepted');
+      })();
+      expect(error.status).toBe(400);
+      expect(error.code).toBe('invalid_request_error');
+      expect(error.message).toContain('"model" field');
+    },
+  );
+
+  it('never quotes the body of a malformed request', () => {
+    expect(() => modelRequestOf(Buffer.from('{"model":"m", "key": sk-abc}'))).toThrow(
+      /^the request is not a JSON body( at position \d+)?$/,
+    );
+  });
+});
+
+describe('modelIdOf and notServed', () => {
+  it('takes everything after /v1/models/, slashes included', () => {
+    expect(modelIdOf('/v1/models/org/repo-GGUF:Q4_K_M')).toBe('org/repo-GGUF:Q4_K_M');
+    expect(modelIdOf('/v1/models/a%20b')).toBe('a b');
+    expect(modelIdOf('/v1/models/')).toBeUndefined();
+    expect(modelIdOf('/v1/models')).toBeUndefined();
+  });
+
+  it('names what the gateway serves', () => {
+    const error = notServed('GET', '/nope');
+    expect(error.status).toBe(404);
+    expect(error.message).toContain('GET /v1/models/{id}');
+    expect(error.message).toMatch(/not GET \/nope$/);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The gateway's series: the route label is a fixed set, one record per request moves the counter
+ * and both histograms, a refused request never adds a model label, and node state is read from
+ * the snapshots at scrape time. Parsed back with the same Prometheus parser the daemon uses.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { daemonNode } from '../../../test/support/fleet-node.ts';
+import type { StatusResponse } from '../../core/contract/schemas.ts';
+import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
+import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
+import { parsePrometheus, type PromSample, sampleValue } from '../../core/metrics/prometheus.ts';
+import { GatewayMetrics, routeOf } from './gateway-metrics.ts';
+
+const node = (name: string): FleetNode => daemonNode(name, { port: 1 });
+
+function running(name: string, status: Partial<StatusResponse> = {}): NodeSnapshot {
+  return { node: node(name), ok: true, status: { state: 'running', version: 'dev', ...status } };
+}
+
+async function scrape(metrics: GatewayMetrics): Promise<PromSample[]> {
+  return parsePrometheus((await metrics.exposition(false)).body);
+}
+
+const value = sampleValue;
+
+describe('routeOf', () => {
+  it('maps every path onto a fixed set of labels', () => {
+    expect(routeOf('/v1/chat/completions', false)).toBe('/v1/chat/completions');
+    expect(routeOf('/v1/models/org/model', false)).toBe('/v1/models/{id}');
+    expect(routeOf('/v1/fleet/nodes/a/start', false)).toBe('/v1/fleet/nodes/{name}/start');
+    expect(routeOf('/v1/fleet/nodes/a/stop', false)).toBe('/v1/fleet/nodes/{name}/stop');
+    expect(routeOf('/', true)).toBe('page');
+    expect(routeOf('/wp-admin/anything', false)).toBe('other');
+    expect(routeOf('/v1/made-up', false)).toBe('other');
+  });
+});
+
+describe('GatewayMetrics', () => {
+  it('counts a request by route, model, node and status class, with both histograms', async () => {
+    const metrics = new GatewayMetrics(() => Promise.resolve([]));
+    const context = { model: 'chat', node: 'a', repliedAt: 1_250 };
+    metrics.record('/v1/chat/completions', context, 200, 1_000, 3_000, false);
+    metrics.record('/v1/chat/completions', context, 200, 1_000, 1_500, false);
+    metrics.record('/v1/chat/completions', { model: 'typo' }, 404, 0, 1, false);
+    const samples = await scrape(metrics);
+    const labels = { route: '/v1/chat/completions', model: 'chat', node: 'a', status_class: '2xx' };
+    expect(value(samples, 'svc_gateway_requests_total', labels)).toBe(2);
+    // Refused before routing: no model label (a caller's typo never becomes a series).
+    expect(
+      value(samples, 'svc_gateway_requests_total', { model: '', node: '', status_class: '4xx' }),
+    ).toBe(1);
+    expect(samples.some((sample) => sample.labels['model'] === 'typo')).toBe(false);
+    const route = { route: '/v1/chat/completions' };
+    expect(value(samples, 'svc_gateway_request_duration_seconds_count', route)).toBe(3);
+    expect(value(samples, 'svc_gateway_request_duration_seconds_sum', route)).toBeCloseTo(2.501);
+    expect(value(samples, 'svc_gateway_time_to_first_byte_seconds_count', route)).toBe(2);
+    expect(value(samples, 'svc_gateway_time_to_first_byte_seconds_sum', route)).toBeCloseTo(0.5);
+    expect(
+      value(samples, 'svc_gateway_time_to_first_byte_seconds_bucket', { ...route, le: '0.25' }),
+    ).toBe(2);
+  });
+
+  it('tells client aborts from upstream errors', async () => {
+    const metrics = new GatewayMetrics(() => Promise.resolve([]));
+    metrics.record('/v1/completions', { model: 'm', node: 'a' }, 200, 0, 10, true);
+    metrics.record(
+      '/v1/completions',
+      { model: 'm', node: 'b', upstreamError: true },
+      502,
+      0,
+      10,
+      false,
+    );
+    metrics.record(
+      '/v1/completions',
+      { model: 'm', node: 'b', upstreamError: true },
+      200,
+      0,
+      10,
+      true,
+    );
+    const samples = await scrape(metrics);
+    expect(value(samples, 'svc_gateway_client_aborts_total', { route: '/v1/completions' })).toBe(1);
+    expect(value(samples, 'svc_gateway_upstream_errors_total', { node: 'b' })).toBe(2);
+    expect(value(samples, 'svc_gateway_upstream_errors_total', { node: 'a' })).toBeUndefined();
+  });
+
+  it('counts wakes by outcome and requests waiting on one', async () => {
+    const metrics = new GatewayMetrics(() => Promise.resolve([]));
+    metrics.wakeEnded('a', 'ready', 2);
+    metrics.wakeEnded('a', 'timeout', 300);
+    metrics.waitStarted();
+    metrics.waitStarted();
+    metrics.waitEnded();
+    const samples = await scrape(metrics);
+    expect(value(samples, 'svc_gateway_wakes_total', { node: 'a', outcome: 'ready' })).toBe(1);
+    expect(value(samples, 'svc_gateway_wakes_total', { node: 'a', outcome: 'timeout' })).toBe(1);
+    expect(value(samples, 'svc_gateway_wake_duration_seconds_count', { node: 'a' })).toBe(2);
+    expect(value(samples, 'svc_gateway_requests_waiting_on_wake')).toBe(1);
+  });
+
+  it('reads node state and readiness from the snapshots when scraped', async () => {
+    let snapshots: NodeSnapshot[] = [
+      running('a', { ready: 'ready' }),
+      { node: node('b'), ok: false, outcome: 'unreachable', detail: 'refused' },
+    ];
+    const metrics = new GatewayMetrics(() => Promise.resolve(snapshots));
+    let samples = await scrape(metrics);
+    expect(value(samples, 'svc_gateway_node_state', { node: 'a', state: 'running' })).toBe(1);
+    expect(value(samples, 'svc_gateway_node_state', { node: 'a', state: 'stopped' })).toBe(0);
+    expect(value(samples, 'svc_gateway_node_ready', { node: 'a' })).toBe(1);
+    expect(value(samples, 'svc_gateway_node_state', { node: 'b', state: 'unreachable' })).toBe(1);
+    expect(value(samples, 'svc_gateway_node_ready', { node: 'b' })).toBeUndefined();
+    snapshots = [running('a', { state: 'stopped' })];
+    samples = await scrape(metrics);
+    expect(value(samples, 'svc_gateway_node_state', { node: 'a', state: 'stopped' })).toBe(1);
+    expect(value(samples, 'svc_gateway_node_ready', { node: 'a' })).toBeUndefined();
+    expect(
+      value(samples, 'svc_gateway_node_state', { node: 'b', state: 'unreachable' }),
+    ).toBeUndefined();
+  });
+
+  it('answers OpenMetrics when asked, with HELP on every series', async () => {
+    const metrics = new GatewayMetrics(() => Promise.resolve([running('a')]));
+    metrics.record('/health', {}, 200, 0, 1, false);
+    const open = await metrics.exposition(true);
+    expect(open.contentType).toContain('application/openmetrics-text');
+    expect(open.body.trimEnd().endsWith('# EOF')).toBe(true);
+    const text = (await metrics.exposition(false)).body;
+    const names = new Set(text.match(/^# TYPE (\S+)/gm)?.map((line) => line.slice(7)));
+    for (const name of names) {
+      expect(text).toContain(`# HELP ${name} `);
+    }
+    expect(names.size).toBe(10);
+  });
+});

@@ -1,0 +1,296 @@
+/**
+ * The gateway's own Prometheus series (`GET /metrics`): what its requests, wakes and upstream calls
+ * did, recorded on the request path with one call at each request's end, and each node's state
+ * and readiness read from the kept snapshots only when scraped. The hot path stays cheap: label
+ * children are looked up in nested maps (no label string built per request, prom-client's own
+ * `labels()` hashes its arguments on every call), histograms have fixed buckets, and nothing
+ * here touches a node.
+ */
+import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
+
+import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
+import { ACTION_PATH } from '../control/fleet-control.ts';
+
+/** The route label: a fixed set, so a caller's path can never add a series. */
+export type MetricsRoute =
+  | '/v1/chat/completions'
+  | '/v1/completions'
+  | '/v1/responses'
+  | '/v1/embeddings'
+  | '/v1/rerank'
+  | '/v1/messages'
+  | '/v1/messages/count_tokens'
+  | '/v1/models'
+  | '/v1/models/{id}'
+  | '/v1/fleet'
+  | '/v1/fleet/stats'
+  | '/v1/fleet/nodes/{name}/start'
+  | '/v1/fleet/nodes/{name}/stop'
+  | '/health'
+  | '/metrics'
+  | 'page'
+  | 'other';
+
+/** The route label of a request path (query string already removed). */
+export function routeOf(path: string, isPage: boolean): MetricsRoute {
+  switch (path) {
+    case '/v1/chat/completions':
+    case '/v1/completions':
+    case '/v1/responses':
+    case '/v1/embeddings':
+    case '/v1/rerank':
+    case '/v1/messages':
+    case '/v1/messages/count_tokens':
+    case '/v1/models':
+    case '/v1/fleet':
+    case '/v1/fleet/stats':
+    case '/health':
+    case '/metrics':
+      return path;
+    default:
+      if (isPage) {
+        return 'page';
+      }
+      if (path.startsWith('/v1/models/')) {
+        return '/v1/models/{id}';
+      }
+      {
+        const action = ACTION_PATH.exec(path);
+        if (action !== null) {
+          return action[2] === 'start'
+            ? '/v1/fleet/nodes/{name}/start'
+            : '/v1/fleet/nodes/{name}/stop';
+        }
+      }
+      return 'other';
+  }
+}
+
+/**
+ * What a request learnt on its way (complete.ts's RequestContext satisfies it): the same object
+ * the access log reads, so recording allocates nothing of its own.
+ */
+export interface RequestFacts {
+  /** Set once the request was routed or woken for it: a caller's typo never becomes a series. */
+  readonly model?: string;
+  readonly node?: string;
+  /** performance.now() when the engine's reply headers arrived. */
+  readonly repliedAt?: number;
+  /** The engine failed to answer, timed out or broke off mid-reply: counted against the node. */
+  readonly upstreamError?: boolean;
+}
+
+export type WakeOutcome = 'ready' | 'failed' | 'timeout';
+
+/** What the waker reports (wake.ts): one call per start it made. */
+export interface WakeObserver {
+  wakeEnded(node: string, outcome: WakeOutcome, seconds: number): void;
+}
+
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+/** Request and first-byte buckets: a cached reply (~1 ms) up to a long completion (5 min). */
+const REQUEST_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Wake buckets: a tiny model (~1 s) up to the default wake timeout (5 min) and beyond. */
+const WAKE_BUCKETS = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
+const NODE_STATES = ['idle', 'running', 'stopped', 'crashed'] as const;
+
+type CounterChild = ReturnType<Counter['labels']>;
+type HistogramChild = ReturnType<Histogram['labels']>;
+
+/** `map.get(key)`, creating the entry once (only the first request with a new label pays). */
+function child<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+export class GatewayMetrics implements WakeObserver {
+  /** Text format (Prometheus scrapes ask for OpenMetrics; curl gets the classic text). */
+  readonly text = new Registry<RegistryContentType>();
+  readonly openMetrics = new Registry<RegistryContentType>();
+
+  private readonly requests: Counter;
+  private readonly duration: Histogram;
+  private readonly firstByte: Histogram;
+  private readonly aborts: Counter;
+  private readonly upstreamErrors: Counter;
+  private readonly wakes: Counter;
+  private readonly wakeDuration: Histogram;
+  private readonly waitingGauge: Gauge;
+  private waitingNow = 0;
+
+  /** route → model → node → one child per status class. */
+  private readonly requestChildren = new Map<
+    string,
+    Map<string, Map<string, (CounterChild | undefined)[]>>
+  >();
+  private readonly durationChildren = new Map<string, HistogramChild>();
+  private readonly firstByteChildren = new Map<string, HistogramChild>();
+  private readonly abortChildren = new Map<string, CounterChild>();
+  private readonly upstreamChildren = new Map<string, CounterChild>();
+
+  constructor(snapshots: () => Promise<readonly NodeSnapshot[]>) {
+    this.openMetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    const registers = [this.text, this.openMetrics];
+    this.requests = new Counter({
+      name: 'svc_gateway_requests_total',
+      help: 'Requests answered by the gateway, by route, model, node and status class.',
+      labelNames: ['route', 'model', 'node', 'status_class'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'svc_gateway_request_duration_seconds',
+      help: 'Time from a request arriving to its reply ending (or the caller leaving), by route.',
+      labelNames: ['route'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.firstByte = new Histogram({
+      name: 'svc_gateway_time_to_first_byte_seconds',
+      help: "Time from a model request arriving to the engine's reply headers, wakes included, by route.",
+      labelNames: ['route'],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.aborts = new Counter({
+      name: 'svc_gateway_client_aborts_total',
+      help: 'Requests whose caller went away before the reply ended, by route.',
+      labelNames: ['route'],
+      registers,
+    });
+    this.upstreamErrors = new Counter({
+      name: 'svc_gateway_upstream_errors_total',
+      help: 'Model requests whose engine failed to answer or timed out, by node.',
+      labelNames: ['node'],
+      registers,
+    });
+    this.wakes = new Counter({
+      name: 'svc_gateway_wakes_total',
+      help: 'Nodes the gateway started for a request, by node and outcome (ready, failed, timeout).',
+      labelNames: ['node', 'outcome'],
+      registers,
+    });
+    this.wakeDuration = new Histogram({
+      name: 'svc_gateway_wake_duration_seconds',
+      help: 'Time from asking a node to start to its engine answering (or the wake failing), by node.',
+      labelNames: ['node'],
+      buckets: WAKE_BUCKETS,
+      registers,
+    });
+    this.waitingGauge = new Gauge({
+      name: 'svc_gateway_requests_waiting_on_wake',
+      help: 'Requests held until a waking or loading node answers.',
+      registers,
+      collect: () => {
+        this.waitingGauge.set(this.waitingNow);
+      },
+    });
+    // Read from the kept snapshots at scrape time, never on the request path. Both gauges are
+    // collected at once (prom-client gathers metrics in parallel), so they share one read.
+    let reading: Promise<void> | undefined;
+    const readNodes = (): Promise<void> => {
+      reading ??= snapshots()
+        .then((current) => {
+          state.reset();
+          ready.reset();
+          for (const snapshot of current) {
+            const node = snapshot.node.name;
+            if (!snapshot.ok) {
+              state.set({ node, state: snapshot.outcome }, 1);
+              continue;
+            }
+            for (const name of NODE_STATES) {
+              state.set({ node, state: name }, snapshot.status.state === name ? 1 : 0);
+            }
+            if (snapshot.status.ready !== undefined) {
+              ready.set({ node }, snapshot.status.ready === 'ready' ? 1 : 0);
+            }
+          }
+        })
+        .finally(() => {
+          reading = undefined;
+        });
+      return reading;
+    };
+    const state = new Gauge({
+      name: 'svc_gateway_node_state',
+      help: "1 for each node's current engine state (idle, running, stopped, crashed) or why it did not answer (unreachable, unauthorized, unsupported, failed).",
+      labelNames: ['node', 'state'],
+      registers,
+      collect: readNodes,
+    });
+    const ready = new Gauge({
+      name: 'svc_gateway_node_ready',
+      help: "1 when the node's running engine last answered its health check, 0 when not; absent where the node reports no readiness.",
+      labelNames: ['node'],
+      registers,
+      collect: readNodes,
+    });
+  }
+
+  /**
+   * The one call per request, at its end (the close handler in app.ts). Times are
+   * performance.now() readings; `aborted` means the caller left before the reply ended.
+   */
+  record(
+    route: MetricsRoute,
+    facts: RequestFacts,
+    status: number,
+    startedMs: number,
+    endedMs: number,
+    aborted: boolean,
+  ): void {
+    const node = facts.node ?? '';
+    const model = node === '' ? '' : (facts.model ?? '');
+    const byModel = child(
+      this.requestChildren,
+      route,
+      () => new Map<string, Map<string, (CounterChild | undefined)[]>>(),
+    );
+    const byNode = child(byModel, model, () => new Map<string, (CounterChild | undefined)[]>());
+    const classes = child(byNode, node, (): (CounterChild | undefined)[] => []);
+    const index = Math.min(Math.max(Math.floor(status / 100), 1), 5) - 1;
+    let counter = classes[index];
+    if (counter === undefined) {
+      counter = this.requests.labels(route, model, node, STATUS_CLASSES[index] ?? '5xx');
+      classes[index] = counter;
+    }
+    counter.inc();
+    child(this.durationChildren, route, () => this.duration.labels(route)).observe(
+      (endedMs - startedMs) / 1000,
+    );
+    if (facts.repliedAt !== undefined) {
+      child(this.firstByteChildren, route, () => this.firstByte.labels(route)).observe(
+        (facts.repliedAt - startedMs) / 1000,
+      );
+    }
+    if (facts.upstreamError === true && node !== '') {
+      child(this.upstreamChildren, node, () => this.upstreamErrors.labels(node)).inc();
+    } else if (aborted) {
+      child(this.abortChildren, route, () => this.aborts.labels(route)).inc();
+    }
+  }
+
+  /** A request starts waiting for a waking or loading node. */
+  waitStarted(): void {
+    this.waitingNow += 1;
+  }
+
+  waitEnded(): void {
+    this.waitingNow -= 1;
+  }
+
+  wakeEnded(node: string, outcome: WakeOutcome, seconds: number): void {
+    this.wakes.labels(node, outcome).inc();
+    this.wakeDuration.labels(node).observe(seconds);
+  }
+
+  /** The exposition, OpenMetrics when the scraper asks for it. */
+  async exposition(openMetrics: boolean): Promise<{ contentType: string; body: string }> {
+    const registry = openMetrics ? this.openMetrics : this.text;
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  }
+}

@@ -1,0 +1,75 @@
+/** /v1/models entries (spec §4.2 rule 1): created, owned_by the node, and the svc state extension. */
+import { describe, expect, it } from 'vitest';
+
+import { daemonNode } from '../../../test/support/fleet-node.ts';
+import type { StatusResponse } from '../../core/contract/schemas.ts';
+import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
+import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
+import { availableText, LISTED_IN_MESSAGES, modelEntries } from './models-list.ts';
+
+const node = (name: string): FleetNode => daemonNode(name, { host: 'h' });
+const snap = (name: string, status: Partial<StatusResponse>): NodeSnapshot => ({
+  node: node(name),
+  ok: true,
+  status: { state: 'running', version: 'dev', ...status },
+});
+const clock = { now: 1_800_000_000_000, startedAt: 1_799_999_000_000 };
+
+describe('modelEntries', () => {
+  it('lists running, loading and asleep models once each, owned by their node', () => {
+    const snapshots = [
+      snap('a', { servedName: 'chat', model: 'org/chat', ready: 'ready', uptimeSeconds: 60 }),
+      snap('b', { model: 'org/load', ready: 'not-ready', uptimeSeconds: 1 }),
+      snap('c', { state: 'stopped' }),
+      snap('d', { state: 'stopped' }),
+    ];
+    const wakeable = new Map([
+      ['c', 'sleepy'],
+      ['d', 'chat'],
+    ]);
+    expect(modelEntries(snapshots, wakeable, clock)).toEqual([
+      {
+        id: 'chat',
+        object: 'model',
+        created: 1_800_000_000 - 60,
+        owned_by: 'a',
+        svc: { state: 'running', nodes: ['a'] },
+      },
+      {
+        id: 'org/load',
+        object: 'model',
+        created: 1_800_000_000 - 1,
+        owned_by: 'b',
+        svc: { state: 'loading', nodes: ['b'] },
+      },
+      {
+        id: 'sleepy',
+        object: 'model',
+        created: 1_799_999_000,
+        owned_by: 'c',
+        svc: { state: 'asleep', nodes: ['c'] },
+      },
+    ]);
+  });
+
+  it('gives integer created seconds and an empty list for an empty fleet', () => {
+    expect(modelEntries([], new Map(), { now: 1_500.7, startedAt: 999.9 })).toEqual([]);
+    const [entry] = modelEntries([snap('c', { state: 'stopped' })], new Map([['c', 'm']]), {
+      now: 5_500,
+      startedAt: 2_700,
+    });
+    expect(entry?.created).toBe(2);
+  });
+});
+
+describe('availableText', () => {
+  it('caps the list and says how many more there are', () => {
+    const wakeable = new Map(
+      Array.from({ length: LISTED_IN_MESSAGES + 3 }, (_, index) => [`n${index}`, `m${index}`]),
+    );
+    const snapshots = [...wakeable.keys()].map((name) => snap(name, { state: 'stopped' }));
+    const text = availableText(modelEntries(snapshots, wakeable, clock));
+    expect(text).toMatch(/^available models: m0, m1, .*m19 \(and 3 more\)$/);
+    expect(availableText([])).toContain('no model is available');
+  });
+});

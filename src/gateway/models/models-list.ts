@@ -1,0 +1,105 @@
+/**
+ * The `/v1/models` entries (spec §4.2 rule 1), pure: from the node snapshots and what each
+ * stopped, wakeable node would start, one OpenAI Model object per name with `created`,
+ * `owned_by` naming the node that serves (or would wake for) it, and an `svc` extension saying
+ * whether the model is running, loading or asleep and on which nodes (GUIDE D23: an optional
+ * field OpenAI clients ignore).
+ */
+import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
+
+export type ModelState = 'running' | 'loading' | 'asleep';
+
+export interface ModelEntry {
+  readonly id: string;
+  readonly object: 'model';
+  /** Unix seconds: when the serving engine started, else when the gateway did. */
+  readonly created: number;
+  readonly owned_by: string;
+  readonly svc: { readonly state: ModelState; readonly nodes: readonly string[] };
+}
+
+export interface ModelClock {
+  /** Now, in milliseconds. */
+  readonly now: number;
+  /** When the gateway started, in milliseconds: the `created` of a model nothing runs yet. */
+  readonly startedAt: number;
+}
+
+/** How many names an unknown-model message lists before it says how many more there are. */
+export const LISTED_IN_MESSAGES = 20;
+
+interface Accumulated {
+  running: string[];
+  loading: string[];
+  asleep: string[];
+  created?: number;
+}
+
+/**
+ * Entries in the order running nodes report them, then the wakeable ones; each name once, in the
+ * best state any node has it in (running over loading over asleep). `wakeable` maps a stopped
+ * node's name to the model a wake would start (GUIDE D14: its ALIAS, else its MODEL).
+ */
+export function modelEntries(
+  snapshots: readonly NodeSnapshot[],
+  wakeable: ReadonlyMap<string, string>,
+  clock: ModelClock,
+): ModelEntry[] {
+  const byId = new Map<string, Accumulated>();
+  const entry = (id: string): Accumulated => {
+    let found = byId.get(id);
+    if (found === undefined) {
+      found = { running: [], loading: [], asleep: [] };
+      byId.set(id, found);
+    }
+    return found;
+  };
+  for (const snapshot of snapshots) {
+    if (!snapshot.ok || snapshot.status.state !== 'running') {
+      continue;
+    }
+    const id = snapshot.status.servedName ?? snapshot.status.model;
+    if (id === undefined) {
+      continue;
+    }
+    const found = entry(id);
+    // GUIDE D13: a running engine that has not answered its health check yet is loading.
+    (snapshot.status.ready === 'not-ready' ? found.loading : found.running).push(
+      snapshot.node.name,
+    );
+    if (found.created === undefined && snapshot.status.uptimeSeconds !== undefined) {
+      found.created = Math.floor(clock.now / 1000) - snapshot.status.uptimeSeconds;
+    }
+  }
+  for (const snapshot of snapshots) {
+    const id = wakeable.get(snapshot.node.name);
+    if (id !== undefined) {
+      entry(id).asleep.push(snapshot.node.name);
+    }
+  }
+  return [...byId].map(([id, found]) => {
+    const [state, nodes]: [ModelState, string[]] =
+      found.running.length > 0
+        ? ['running', found.running]
+        : found.loading.length > 0
+          ? ['loading', found.loading]
+          : ['asleep', found.asleep];
+    return {
+      id,
+      object: 'model',
+      created: found.created ?? Math.floor(clock.startedAt / 1000),
+      owned_by: nodes[0] ?? '',
+      svc: { state, nodes },
+    };
+  });
+}
+
+/** The names a refusal lists, capped (an unknown-model message stays readable in a terminal). */
+export function availableText(entries: readonly ModelEntry[]): string {
+  if (entries.length === 0) {
+    return 'no model is available: no node is running or may be woken';
+  }
+  const listed = entries.slice(0, LISTED_IN_MESSAGES).map((model) => model.id);
+  const more = entries.length - listed.length;
+  return `available models: ${listed.join(', ')}${more > 0 ? ` (and ${more} more)` : ''}`;
+}

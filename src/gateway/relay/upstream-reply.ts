@@ -1,0 +1,272 @@
+/**
+ * The engine's reply, relayed to the caller as the engine client (engine-client.ts) reads it:
+ * raw header arrays in and out, each body chunk written the moment it arrives, one object per
+ * request and no stream, iterator or promise per chunk. A slow reader pauses the engine instead
+ * of growing a buffer.
+ *
+ * A request whose connection dies before any reply byte arrived is sent once more: llama-server
+ * closes a kept connection after a streamed reply without saying so, and reusing connections
+ * (instead of opening one per stream) is worth one resend, as nginx's `proxy_next_upstream` does.
+ */
+import type { ServerResponse } from 'node:http';
+
+import { formatDurationText } from '../../core/duration.ts';
+import { errorType, GatewayError, sseError } from '../../core/http/gateway-error.ts';
+import {
+  EngineClosedError,
+  type EngineDispatcher,
+  type EngineHandler,
+  type EngineRequest,
+  EngineRequestAbortedError,
+  EngineTimeoutError,
+} from './engine-client.ts';
+
+/** Reply headers the gateway does not pass on (RFC 9110 §7.6.1 hop-by-hop, and its own CORS). */
+const DROPPED_REPLY_HEADERS = new Set([
+  // The gateway's own CORS policy (GUIDE D22) answers for the engine's.
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-expose-headers',
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** Errors that mean the connection closed under a request the engine never answered. */
+const RESENDABLE = new Set(['ECONNRESET', 'EPIPE']);
+
+/** The SSE error event for an engine error that arrives after wake progress sent the headers. */
+export function engineErrorEvent(status: number, text: string, node: string): string {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
+      return sseError(JSON.stringify(parsed));
+    }
+  } catch {
+    // not JSON: wrapped below
+  }
+  return sseError(
+    JSON.stringify({
+      error: {
+        message: `the engine on ${node} answered ${status}`,
+        type: errorType(status),
+        code: 'upstream_error',
+      },
+    }),
+  );
+}
+
+/**
+ * The engine's raw reply headers as the flat `[name, value, …]` list `writeHead` takes, less the
+ * dropped ones, then the gateway's own. Names keep the engine's spelling; duplicates stay apart.
+ */
+export function replyHeaderList(raw: readonly string[], extra: readonly string[]): string[] {
+  const list: string[] = [];
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = raw[index] as string;
+    if (!DROPPED_REPLY_HEADERS.has(name.toLowerCase())) {
+      list.push(name, raw[index + 1] as string);
+    }
+  }
+  for (const header of extra) {
+    list.push(header);
+  }
+  return list;
+}
+
+/** Whether a failure before any reply byte may be sent again: a connection closed under it. */
+export function resendable(error: unknown, replyStarted: boolean, resent: boolean): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // A connection that closed after part of a reply head (or a 1xx) arrived was not merely stale.
+  const partly = error instanceof EngineClosedError && error.replyStarted;
+  return !replyStarted && !resent && !partly && typeof code === 'string' && RESENDABLE.has(code);
+}
+
+/** What the relay tells the request's metrics (gateway-metrics.ts RequestFacts). */
+export interface RelayFacts {
+  /** performance.now() when the engine's reply headers arrived. */
+  repliedAt?: number;
+  /** The engine failed to answer, timed out or broke off mid-reply. */
+  upstreamError?: boolean;
+}
+
+/** What the relay needs to know about its request. */
+export interface RelayTarget {
+  readonly node: string;
+  readonly replyTimeoutMs: number;
+  /** Headers the gateway adds, as a flat `[name, value, …]` list. */
+  readonly extraHeaders: readonly string[];
+  readonly facts: RelayFacts;
+}
+
+const kRelay = Symbol('upstream relay');
+type WithRelay = ServerResponse & { [kRelay]?: UpstreamReply | undefined };
+
+/** Shared by every request (no closure each): `this` is the caller's response. */
+function onCallerClose(this: WithRelay): void {
+  this[kRelay]?.callerClosed();
+}
+function onCallerDrain(this: WithRelay): void {
+  this[kRelay]?.resumeUpstream();
+}
+
+/** One request's relay; `done` settles when the reply is over or failed before it began. */
+export class UpstreamReply implements EngineHandler {
+  private abortUpstream: ((reason?: Error) => void) | undefined;
+  private resume: (() => void) | undefined;
+  private started = false;
+  private callerGone = false;
+  private resent = false;
+  /** Set while an engine error after wake progress is collected for the SSE error event. */
+  private errorText: string | undefined;
+  private errorStatus = 0;
+  private settle!: (error?: GatewayError) => void;
+  readonly done: Promise<GatewayError | undefined>;
+
+  constructor(
+    private readonly outgoing: ServerResponse,
+    private readonly target: RelayTarget,
+    private readonly dispatcher: EngineDispatcher,
+    private readonly options: EngineRequest,
+  ) {
+    this.done = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+    (outgoing as WithRelay)[kRelay] = this;
+    outgoing.once('close', onCallerClose);
+  }
+
+  /** Sends the request (again, for the one resend) with this relay as its handler. */
+  start(): Promise<GatewayError | undefined> {
+    this.send();
+    return this.done;
+  }
+
+  private send(): void {
+    // A resend goes on a new connection: another kept one may have closed just the same (after
+    // a stream, llama-server closes every connection it kept).
+    this.dispatcher.dispatch(
+      this.resent ? { ...this.options, freshConnection: true } : this.options,
+      this,
+    );
+  }
+
+  callerClosed(): void {
+    if (!this.outgoing.writableFinished) {
+      this.callerGone = true;
+      this.abortUpstream?.(new EngineRequestAbortedError());
+    }
+  }
+
+  resumeUpstream(): void {
+    this.resume?.();
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abortUpstream = abort;
+    if (this.callerGone) {
+      abort(new EngineRequestAbortedError());
+    }
+  }
+
+  onHeaders(statusCode: number, rawHeaders: string[], resume: () => void): boolean {
+    this.started = true;
+    this.target.facts.repliedAt = performance.now();
+    this.resume = resume;
+    const { outgoing } = this;
+    if (outgoing.headersSent) {
+      // Wake progress already sent 200 text/event-stream: an engine error becomes one SSE event.
+      if (statusCode >= 400) {
+        this.errorText = '';
+        this.errorStatus = statusCode;
+      }
+      return true;
+    }
+    const list = replyHeaderList(rawHeaders, this.target.extraHeaders);
+    if (outgoing.getHeaderNames().length === 0) {
+      outgoing.writeHead(statusCode, list);
+    } else {
+      // CORS headers were set first (a browser caller): writeHead would replace rather than add,
+      // so a repeated header (two set-cookie) would lose one. Append each instead.
+      for (let index = 0; index + 1 < list.length; index += 2) {
+        outgoing.appendHeader(list[index] as string, list[index + 1] as string);
+      }
+      outgoing.writeHead(statusCode);
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.errorText !== undefined) {
+      this.errorText += chunk.toString('utf8');
+      return true;
+    }
+    const { outgoing } = this;
+    if (outgoing.destroyed) {
+      return true;
+    }
+    if (outgoing.write(chunk)) {
+      return true;
+    }
+    // A slow reader holds the engine back rather than growing a buffer here.
+    outgoing.once('drain', onCallerDrain);
+    return false;
+  }
+
+  onComplete(): void {
+    const { outgoing } = this;
+    if (this.errorText !== undefined) {
+      outgoing.end(engineErrorEvent(this.errorStatus, this.errorText, this.target.node));
+    } else {
+      outgoing.end();
+    }
+    this.finish();
+  }
+
+  onError(error: Error): void {
+    if (this.callerGone) {
+      this.outgoing.destroy();
+      this.finish();
+      return;
+    }
+    if (resendable(error, this.started, this.resent)) {
+      this.resent = true;
+      this.abortUpstream = undefined;
+      this.send();
+      return;
+    }
+    this.target.facts.upstreamError = true;
+    if (this.started) {
+      // The engine broke off mid-reply: end what was sent.
+      this.outgoing.destroy(error);
+      this.finish();
+      return;
+    }
+    this.finish(this.refusal(error));
+  }
+
+  private refusal(error: Error): GatewayError {
+    if (error instanceof EngineTimeoutError && error.phase === 'headers') {
+      return new GatewayError(
+        504,
+        `the engine on ${this.target.node} did not answer within ${formatDurationText(this.target.replyTimeoutMs)} (--reply-timeout)`,
+        { code: 'reply_timeout' },
+      );
+    }
+    return new GatewayError(
+      502,
+      `the engine on ${this.target.node} failed to answer: ${error.message}`,
+    );
+  }
+
+  private finish(refusal?: GatewayError): void {
+    const outgoing = this.outgoing as WithRelay;
+    outgoing.off('close', onCallerClose);
+    outgoing.off('drain', onCallerDrain);
+    outgoing[kRelay] = undefined;
+    this.settle(refusal);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * One model-addressed request (spec §4.2 rules 2–5): read the body, find its model, route from
+ * the kept snapshots, wait for or wake a node when it must (with wake progress for streams), and
+ * proxy. The reply headers say where it went and how long the gateway and a wake took.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { EngineTarget } from '../../core/fleet/routing/route.ts';
+import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
+import { GatewayError } from '../../core/http/gateway-error.ts';
+import { proxiedReplyHeaders } from '../http/reply-headers.ts';
+import { modelRequestOf } from '../http/request-target.ts';
+import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
+import { proxy } from '../relay/proxy.ts';
+import type { Waker } from './wake.ts';
+import { withWakeProgress } from './wake-progress.ts';
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** What a model request needs of the gateway. */
+export interface CompleteDeps {
+  readonly view: FleetView;
+  readonly waker: Waker;
+  /** How long a non-streamed reply may take (--reply-timeout). */
+  readonly replyTimeoutMs: number;
+  /** Counts the requests held for a waking or loading node. */
+  readonly metrics: Pick<GatewayMetrics, 'waitStarted' | 'waitEnded'>;
+}
+
+/** What one request's log line says beyond method and path (never a body or a header). */
+export interface RequestContext extends RequestFacts {
+  /** performance.now() when the request arrived, and the socket's bytes written before it. */
+  startedAt?: number;
+  bytesBefore?: number;
+  model?: string;
+  node?: string;
+  /** Wake progress sent the headers: a later failure becomes an SSE error event. */
+  progressSent?: boolean;
+  repliedAt?: number;
+  upstreamError?: boolean;
+}
+
+/**
+ * The whole body, from the request's own events: one promise per request rather than an async
+ * iterator's per chunk, and no copy when it came in one chunk (a typical completion request).
+ */
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        request.off('data', onData);
+        request.off('end', onEnd);
+        reject(new GatewayError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      request.off('error', reject);
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    request.on('data', onData);
+    request.once('end', onEnd);
+    request.once('error', reject);
+  });
+}
+
+export async function complete(
+  deps: CompleteDeps,
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+): Promise<void> {
+  const body = await readBody(request);
+  const arrived = performance.now();
+  const { model, streaming } = modelRequestOf(body);
+  context.model = model;
+  // From the snapshots already held; a wait only when they cannot decide (node-states.ts).
+  const snapshots = await deps.view.forModel(model);
+  const decision = deps.view.decide(model, snapshots);
+  let target: EngineTarget;
+  let wakeMs: number | undefined;
+  if (decision.kind === 'serve') {
+    target = decision.target;
+  } else if (decision.kind === 'refuse') {
+    throw new GatewayError(decision.status, decision.message, { code: decision.code });
+  } else {
+    const waitStarted = performance.now();
+    if (decision.kind === 'wait') {
+      context.node = decision.node.name;
+    }
+    const waiting =
+      decision.kind === 'wait'
+        ? deps.waker.waitFor(decision.node, model)
+        : deps.waker.wake(model, snapshots, (node) => {
+            context.node = node.name;
+          });
+    deps.metrics.waitStarted();
+    try {
+      target = streaming
+        ? await withWakeProgress(waiting, {
+            sink: response,
+            what: () => context.node ?? model,
+            headers: () => (context.node === undefined ? {} : { 'x-svc-node': context.node }),
+          })
+        : await waiting;
+    } finally {
+      deps.metrics.waitEnded();
+      context.progressSent = response.headersSent;
+    }
+    wakeMs = performance.now() - waitStarted;
+  }
+  context.node = target.node.name;
+  const gatewayMs = performance.now() - arrived - (wakeMs ?? 0);
+  await proxy(target, {
+    incoming: request,
+    outgoing: response,
+    body,
+    streaming,
+    replyTimeoutMs: deps.replyTimeoutMs,
+    context,
+    extraHeaders: proxiedReplyHeaders(target.node.name, {
+      gatewayMs,
+      ...(wakeMs === undefined ? {} : { wakeMs }),
+    }),
+  });
+}

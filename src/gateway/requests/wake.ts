@@ -1,0 +1,294 @@
+/**
+ * Waking (spec §4.2 rule 5): when nothing serves the requested model, start a stopped node whose
+ * own Svcfile describes it and hold the request until its engine answers, within the wake
+ * timeout. Concurrent requests share one start per node; a timeout leaves the engine running.
+ */
+import { connect } from 'node:net';
+
+import { formatDurationText } from '../../core/duration.ts';
+import type { NodeDriver, NodeSource } from '../../core/fleet/drivers/node-driver.ts';
+import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
+import {
+  describeFleet,
+  type EngineTarget,
+  engineTarget,
+  serves,
+} from '../../core/fleet/routing/route.ts';
+import { wakeOrder, wakeVerdict } from '../../core/fleet/routing/wake-choice.ts';
+import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
+import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
+import { GatewayError } from '../../core/http/gateway-error.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { WakeObserver } from '../metrics/gateway-metrics.ts';
+import { wakeableModels } from '../models/model-endpoints.ts';
+import { availableText, modelEntries } from '../models/models-list.ts';
+
+// A waking node is asked often: the wake gap (engine ready → first byte, docs/benchmarks.md) is
+// bounded by this plus the daemon's own readiness poll.
+const POLL_MS = 100;
+/** A timed-out wake leaves the engine loading: a retry after this long may find it ready. */
+const RETRY_AFTER_WAKE_TIMEOUT_S = 30;
+
+/** Whether something accepts TCP connections at `origin` within a second. */
+function accepts(origin: string): Promise<boolean> {
+  const url = new URL(origin);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  return new Promise((resolve) => {
+    const socket = connect({
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port,
+      timeout: 1_000,
+    });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
+}
+
+export class Waker {
+  private readonly inflight = new Map<string, Promise<EngineTarget>>();
+
+  constructor(
+    private readonly view: FleetView,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+    private readonly client: NodeDriver,
+    private readonly observer: WakeObserver = { wakeEnded: () => undefined },
+  ) {}
+
+  /** Waits for a node that is already loading the model (GUIDE D13). */
+  waitFor(node: FleetNode, model: string): Promise<EngineTarget> {
+    return this.coalesce(node, () =>
+      this.waitReady(node, model, Date.now() + this.timeoutMs),
+    ).catch((error: unknown) => {
+      // The node switched models while we waited: an upstream failure naming it (GUIDE D19).
+      if (error instanceof GatewayError && error.status === 409) {
+        throw new GatewayError(502, error.message, { code: 'upstream_error' });
+      }
+      throw error;
+    });
+  }
+
+  /** `onNode` hears which node is being woken (wake progress names it). */
+  async wake(
+    model: string,
+    snapshots: readonly NodeSnapshot[],
+    onNode: (node: FleetNode) => void = () => undefined,
+  ): Promise<EngineTarget> {
+    const fleet = this.view.fleet;
+    const reasons: string[] = [];
+    const candidates: {
+      snapshot: NodeSnapshot & { ok: true };
+      source: NodeSource;
+      warm: boolean;
+    }[] = [];
+    let describedBy: FleetNode | undefined;
+    for (const snapshot of snapshots) {
+      if (!snapshot.ok || snapshot.status.state === 'running') {
+        continue;
+      }
+      let source: NodeSource;
+      try {
+        source = await this.view.source(snapshot.node);
+      } catch (error) {
+        reasons.push(`  ${snapshot.node.name}: ${(error as Error).message}`);
+        continue;
+      }
+      const verdict = wakeVerdict(snapshot.node, snapshot.status.model, source.config, model);
+      if (verdict.kind === 'other-model') {
+        reasons.push(
+          `  ${snapshot.node.name}: its source describes ${verdict.describes}, not ${model}`,
+        );
+        continue;
+      }
+      describedBy ??= snapshot.node;
+      if (verdict.kind === 'wake-off') {
+        reasons.push(
+          `  ${snapshot.node.name}: waking is off for this node; start it with \`svc fleet start ${snapshot.node.name}\``,
+        );
+        continue;
+      }
+      candidates.push({ snapshot, source, warm: verdict.warm });
+    }
+
+    if (candidates.length === 0) {
+      throw await this.notWakeable(model, snapshots, reasons, describedBy);
+    }
+
+    // spec §4.2 rule 5: a node whose stored config already matches goes first; then file order.
+    for (const { snapshot, source } of wakeOrder(candidates)) {
+      onNode(snapshot.node);
+      try {
+        return await this.coalesce(snapshot.node, () =>
+          this.startAndWait(snapshot.node, source, model),
+        );
+      } catch (error) {
+        if (error instanceof GatewayError && error.status !== 409) {
+          throw error;
+        }
+        reasons.push(`  ${snapshot.node.name}: ${(error as Error).message}`);
+      }
+    }
+    throw new GatewayError(
+      502,
+      `no node in ${fleet.path} could serve ${model}:\n${reasons.join('\n')}`,
+      { code: 'wake_failed' },
+    );
+  }
+
+  /**
+   * GUIDE D19: nothing may be woken for the model → 404 `model_not_found` (clients retry a 503,
+   * never a 404), listing what is available and naming the node and `svc fleet start` when its
+   * wake is off. A node that did not answer might describe the model: that is a 502 naming it.
+   */
+  private async notWakeable(
+    model: string,
+    snapshots: readonly NodeSnapshot[],
+    reasons: readonly string[],
+    describedBy: FleetNode | undefined,
+  ): Promise<GatewayError> {
+    const fleet = this.view.fleet;
+    const silent = snapshots.filter((snapshot) => !snapshot.ok);
+    if (describedBy === undefined && silent.length > 0) {
+      return new GatewayError(
+        502,
+        `${describeFleet(model, snapshots, fleet)}\n${silent.map((snapshot) => `"${snapshot.node.name}"`).join(', ')} did not answer, so whether it serves ${model} is unknown`,
+        { code: 'upstream_error' },
+      );
+    }
+    const now = Date.now();
+    const available = availableText(
+      modelEntries(
+        snapshots,
+        await wakeableModels(snapshots, (node) => this.view.wakeableModel(node)),
+        { now, startedAt: now },
+      ),
+    );
+    let why: string;
+    if (fleet.nodes.every((node) => node.wake === 'off')) {
+      why =
+        describedBy === undefined
+          ? `wake is off in ${fleet.path}, and no node's source describes ${model}`
+          : `wake is off in ${fleet.path}: "${describedBy.name}"'s source describes ${model}; start it with \`svc fleet start ${describedBy.name}\``;
+    } else {
+      why =
+        reasons.length === 0
+          ? `no node in ${fleet.path} serves or describes ${model}`
+          : `no node in ${fleet.path} may be woken for ${model}:\n${reasons.join('\n')}`;
+    }
+    return new GatewayError(404, `the model "${model}" is not available: ${why}\n${available}`, {
+      code: 'model_not_found',
+    });
+  }
+
+  private coalesce(node: FleetNode, run: () => Promise<EngineTarget>): Promise<EngineTarget> {
+    let pending = this.inflight.get(node.name);
+    if (pending === undefined) {
+      pending = run().finally(() => this.inflight.delete(node.name));
+      this.inflight.set(node.name, pending);
+    }
+    return pending;
+  }
+
+  private async startAndWait(
+    node: FleetNode,
+    source: NodeSource,
+    model: string,
+  ): Promise<EngineTarget> {
+    const began = performance.now();
+    try {
+      const target = await this.startAndWaitOnce(node, source, model);
+      this.observer.wakeEnded(node.name, 'ready', (performance.now() - began) / 1000);
+      return target;
+    } catch (error) {
+      const outcome = error instanceof GatewayError && error.status === 504 ? 'timeout' : 'failed';
+      this.observer.wakeEnded(node.name, outcome, (performance.now() - began) / 1000);
+      throw error;
+    }
+  }
+
+  private async startAndWaitOnce(
+    node: FleetNode,
+    source: NodeSource,
+    model: string,
+  ): Promise<EngineTarget> {
+    const deadline = Date.now() + this.timeoutMs;
+    this.logger.info('waking node', { node: node.name, model });
+    const started = await this.client.start(node, source, { deadline });
+    if (!started.ok) {
+      if (started.status === 409) {
+        // Someone else started it: fine if it now serves the model.
+        return this.waitReady(node, model, deadline);
+      }
+      if (Date.now() >= deadline) {
+        // A blocking boot (a remote environment) ran out of the wake timeout (GUIDE D19: 504).
+        throw this.timedOut(node);
+      }
+      throw new GatewayError(409, `start refused: ${started.detail}`);
+    }
+    return this.waitReady(node, model, deadline);
+  }
+
+  /** GUIDE D19: a wake timeout is a 504; the engine keeps loading, so a retry can help. */
+  private timedOut(node: FleetNode): GatewayError {
+    return new GatewayError(
+      504,
+      `node "${node.name}" did not answer within ${formatDurationText(this.timeoutMs)}: its engine may still be loading, so it has been left running; check \`svc fleet status\``,
+      { code: 'wake_timeout', retryAfterSeconds: RETRY_AFTER_WAKE_TIMEOUT_S },
+    );
+  }
+
+  private async waitReady(node: FleetNode, model: string, deadline: number): Promise<EngineTarget> {
+    // Our daemons report readiness within their first sampler tick; only a daemon that still has
+    // not after a few seconds is one that predates the check.
+    const trustReadinessUntil = Date.now() + 3_000;
+    for (;;) {
+      // Asked directly, never joined with a background call that may predate the start.
+      const askedAt = this.view.states.now();
+      const reply = await this.client.status(node);
+      this.view.states.record(snapshotOf(node, reply), askedAt);
+      if (reply.ok) {
+        const snapshot = { node, ok: true as const, status: reply.value };
+        const { state, ready } = reply.value;
+        if (state === 'crashed') {
+          throw new GatewayError(
+            502,
+            `node "${node.name}" crashed while starting ${model}: check its engine log${reply.value.logPath === undefined ? '' : ` (${reply.value.logPath})`}`,
+            { code: 'wake_failed' },
+          );
+        }
+        if (state === 'stopped' || state === 'idle') {
+          throw new GatewayError(
+            502,
+            `node "${node.name}" was stopped while it was starting ${model}`,
+            { code: 'wake_failed' },
+          );
+        }
+        if (!serves(snapshot, model)) {
+          throw new GatewayError(
+            409,
+            `node "${node.name}" is running ${reply.value.servedName ?? reply.value.model ?? 'another model'}`,
+          );
+        }
+        // An engine it can never use fails now, not after the wake timeout (spec §4.2 rule 3).
+        const target = engineTarget(snapshot, this.view.fleet.path);
+        if ('unusable' in target) {
+          throw new GatewayError(target.status, target.unusable, { code: target.code });
+        }
+        // No readiness reported (a daemon that predates the check): an open engine port will do.
+        const predatesCheck = ready === undefined && Date.now() > trustReadinessUntil;
+        if (ready === 'ready' || (predatesCheck && (await accepts(target.origin)))) {
+          return target;
+        }
+      }
+      if (Date.now() >= deadline) {
+        throw this.timedOut(node);
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}
