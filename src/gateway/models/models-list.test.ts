@@ -60,6 +60,21 @@ describe('modelEntries', () => {
     });
     expect(entry?.created).toBe(2);
   });
+
+  it('leaves out an engine bound to loopback that no engine override reaches (GUIDE D15)', () => {
+    const engine = { port: 8080, loopbackOnly: true };
+    const overridden: NodeSnapshot = {
+      node: daemonNode('b', { engine: { host: '127.0.0.1' } }),
+      ok: true,
+      status: { state: 'running', version: 'dev', model: 'reached', engine },
+    };
+    const entries = modelEntries(
+      [snap('a', { model: 'unreachable', engine }), overridden],
+      new Map(),
+      clock,
+    );
+    expect(entries.map((entry) => entry.id)).toEqual(['reached']);
+  });
 });
 
 describe('availableText', () => {

@@ -5,6 +5,7 @@
  * whether the model is running, loading or asleep and on which nodes (GUIDE D23: an optional
  * field OpenAI clients ignore).
  */
+import { loopbackOnly } from '../../core/fleet/routing/route.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 
 export type ModelState = 'running' | 'loading' | 'asleep';
@@ -37,7 +38,9 @@ interface Accumulated {
 
 /**
  * Entries in the order running nodes report them, then the wakeable ones; each name once, in the
- * best state any node has it in (running over loading over asleep). `wakeable` maps a stopped
+ * best state any node has it in (running over loading over asleep). A running engine no request
+ * can reach (bound to loopback, no engine override) is left out: spec §4.2 rule 1 lists what a
+ * request can reach. `wakeable` maps a stopped
  * node's name to the model a wake would start (GUIDE D14: its ALIAS, else its MODEL).
  */
 export function modelEntries(
@@ -55,7 +58,7 @@ export function modelEntries(
     return found;
   };
   for (const snapshot of snapshots) {
-    if (!snapshot.ok || snapshot.status.state !== 'running') {
+    if (!snapshot.ok || snapshot.status.state !== 'running' || loopbackOnly(snapshot)) {
       continue;
     }
     const id = snapshot.status.servedName ?? snapshot.status.model;

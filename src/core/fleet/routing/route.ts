@@ -46,6 +46,14 @@ export function serves(snapshot: NodeSnapshot, model: string): boolean {
   );
 }
 
+/**
+ * Whether a running node's engine answers only on its own machine and the node names no engine
+ * host to reach it by (GUIDE D15): no request can be sent there.
+ */
+export function loopbackOnly(snapshot: NodeSnapshot & { ok: true }): boolean {
+  return snapshot.status.engine?.loopbackOnly === true && snapshot.node.engine?.host === undefined;
+}
+
 /** The engine's base URL as this gateway reaches it, or why it cannot. */
 export function engineTarget(
   snapshot: NodeSnapshot & { ok: true },
@@ -54,7 +62,7 @@ export function engineTarget(
   const { node, status } = snapshot;
   const engine = status.engine;
   const override = node.engine;
-  if (engine?.loopbackOnly === true && override?.host === undefined) {
+  if (loopbackOnly(snapshot)) {
     // GUIDE D19: a loopback-only match is a 502 naming the node; retrying cannot help.
     return {
       status: 502,
