@@ -139,10 +139,12 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
           }
         }
       }
-      concurrency = {
-        ...(typeof total === 'number' && total > 0 ? { total } : {}),
-        ...(Object.keys(tags).length > 0 ? { tags } : {}),
-      };
+      // spec §4.2 rule 6: an empty `concurrency: {}` declares no limit, so nothing rides along.
+      if (typeof total === 'number' && total > 0) {
+        concurrency = { total, ...(Object.keys(tags).length > 0 ? { tags } : {}) };
+      } else if (Object.keys(tags).length > 0) {
+        concurrency = { tags };
+      }
     }
   }
 

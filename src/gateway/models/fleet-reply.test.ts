@@ -1,0 +1,101 @@
+/** The `/v1/fleet` body (spec §4.2 rule 6), and the docs' example as a real reply. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { describe, expect, it } from 'vitest';
+
+import { daemonNode } from '../../../test/support/fleet-node.ts';
+import { parseFleet } from '../../core/fleet/file/fleet-file.ts';
+import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
+import { fleetReply } from './fleet-reply.ts';
+
+const NOW = Date.parse('2026-11-22T10:05:00.000Z');
+
+const docs = readFileSync(
+  join(fileURLToPath(import.meta.url), '../../../../docs/gateway.md'),
+  'utf8',
+);
+
+/** The JSON block under the `/v1/fleet` heading. */
+function documentedReply(): unknown {
+  const section = docs.slice(docs.indexOf('### `/v1/fleet`'));
+  const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+  if (block === undefined) {
+    throw new Error('docs/gateway.md has no JSON example under ### `/v1/fleet`');
+  }
+  return JSON.parse(block);
+}
+
+function fleetOf(text: string) {
+  const result = parseFleet(text, 'fleet.yaml', { env: {}, dotenv: {} });
+  if (!result.ok) {
+    throw new Error(JSON.stringify(result));
+  }
+  return result.value;
+}
+
+describe('the /v1/fleet body', () => {
+  it('is the docs example for the fleet the docs describe', () => {
+    const fleet = fleetOf(
+      [
+        'wake: on',
+        'prefer: idle',
+        'concurrency: {total: 4, tags: {gpu=a100: 2}}',
+        'nodes:',
+        '  - {name: gpu-a, host: a, tags: {gpu: a100}}',
+        '  - {name: gpu-b, host: b}',
+        '  - {name: gpu-c, host: c}',
+        '',
+      ].join('\n'),
+    );
+    const [a, b, c] = fleet.nodes;
+    if (a === undefined || b === undefined || c === undefined) {
+      throw new Error('three nodes expected');
+    }
+    const snapshots: NodeSnapshot[] = [
+      {
+        node: a,
+        ok: true,
+        status: {
+          state: 'running',
+          model: 'unsloth/Qwen3-8B-GGUF:Q4_K_M',
+          servedName: 'qwen',
+          ready: 'ready',
+          lastActiveAt: '2026-11-22T10:00:00.000Z',
+          version: 'dev',
+        },
+      },
+      // A stopped daemon keeps its last model in status; the reply must not say it serves it.
+      { node: b, ok: true, status: { state: 'stopped', model: 'old-model', version: 'dev' } },
+      { node: c, ok: false, outcome: 'unreachable', detail: 'connect ECONNREFUSED …' },
+    ];
+    const reply = fleetReply(fleet, snapshots, new Map([['gpu-b', 'gemma']]), NOW);
+    expect(reply).toEqual(documentedReply());
+  });
+
+  it('leaves out every setting the file does not declare, an empty concurrency included', () => {
+    const fleet = fleetOf('concurrency: {}\nnodes:\n  - {name: a, host: h}\n');
+    expect(fleet.concurrency).toBeUndefined();
+    const reply = fleetReply(fleet, [], new Map(), NOW);
+    expect(Object.keys(reply)).toEqual(['nodes']);
+  });
+
+  it('says what a running node serves and what a stopped one would start', () => {
+    const running: NodeSnapshot = {
+      node: daemonNode('r'),
+      ok: true,
+      status: { state: 'running', model: 'm', servedName: 's', version: 'dev' },
+    };
+    const crashed: NodeSnapshot = {
+      node: daemonNode('x'),
+      ok: true,
+      status: { state: 'crashed', model: 'm', servedName: 's', version: 'dev' },
+    };
+    const reply = fleetReply({}, [running, crashed], new Map([['x', 's']]), NOW);
+    expect(reply['nodes']).toEqual([
+      { name: 'r', kind: 'daemon', state: 'running', model: 'm', servedName: 's' },
+      { name: 'x', kind: 'daemon', state: 'crashed', wakeableModel: 's' },
+    ]);
+  });
+});
