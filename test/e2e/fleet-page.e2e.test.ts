@@ -152,9 +152,9 @@ describe('the fleet page in headless Chromium', () => {
     await page.screenshot({ path: join(shotDir, 'fleet-page.png') });
 
     // Stop a and start b from the page, by keyboard-reachable buttons named for their node.
-    await page.click('button[aria-label="Stop a"]');
+    await page.locator('button[aria-label="Stop a"]').click();
     await waitForField(page, 'a', 'state', 'stopped');
-    await page.click('button[aria-label="Start b"]');
+    await page.locator('button[aria-label="Start b"]').click();
     await waitForField(page, 'b', 'state', 'running');
     expect(fleet.daemons['b']?.process.stderr()).toMatch(/starting engine/);
 
