@@ -7,7 +7,7 @@
  * claude.ts, codex.ts).
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
 import type { CommandIo } from '../core/command.ts';
@@ -24,7 +24,7 @@ import type { AgentSpec } from './agent-plan.ts';
 import { type AgentTarget, listIds } from './agent-target.ts';
 import { AGENTS, DEFAULT_AGENT, pickAgent, renderAgentList } from './agents.ts';
 import { pickModel } from './model-picker.ts';
-import { gatewayTarget, nodeTarget, svcfileBeside } from './resolve-target.ts';
+import { gatewayTarget, nodeTarget, svcfileIn } from './resolve-target.ts';
 import { runAgent } from './run-agent.ts';
 
 const AGENT_NAMES = AGENTS.map((agent) => agent.name).join('|');
@@ -80,13 +80,17 @@ export const help = renderCommandHelp(
     "Launches a coding agent configured for the fleet file's gateway (or one node's engine),",
     "in the foreground, and exits with the agent's status. target names a Svcfile as for",
     'svc serve (path, directory, alias or URL); its ALIAS (else MODEL) is the default model.',
-    'With none, SVC_ALIAS or a Svcfile beside the fleet file; else every model the gateway',
-    'lists, and on a terminal a picker asks which one (not with --yes). Arguments after -- go',
-    "to the agent. The agent's own config is never edited.",
+    'With none, SVC_ALIAS, the Svcfile in the current directory, or one beside the fleet file;',
+    'else every model the gateway lists, and on a terminal a picker asks which one (not with',
+    "--yes). Arguments after -- go to the agent. The agent's own config is never edited.",
   ].join('\n'),
   OPTIONS,
 );
 
+/**
+ * The project as svc serve and svc up find it (the argument, SVC_ALIAS, the Svcfile in the
+ * current directory), then the Svcfile beside the fleet file; none of them: no project.
+ */
 async function openTarget(
   target: string | undefined,
   fleetPath: string,
@@ -94,11 +98,11 @@ async function openTarget(
   configDir: string,
 ): Promise<{ opened: OpenedProject; path: string } | undefined> {
   const alias = io.env['SVC_ALIAS'];
-  const beside =
-    target === undefined && (alias === undefined || alias === '')
-      ? await svcfileBeside(fleetPath)
-      : undefined;
-  if (target === undefined && (alias === undefined || alias === '') && beside === undefined) {
+  const named = target !== undefined || (alias !== undefined && alias !== '');
+  // Undefined opens what serve would: SVC_ALIAS, else the current directory's Svcfile.
+  const here = named || (await svcfileIn(io.cwd)) !== undefined;
+  const beside = here ? undefined : await svcfileIn(dirname(fleetPath));
+  if (!here && beside === undefined) {
     return undefined;
   }
   const opened = await openProject(target ?? beside, {

@@ -4,7 +4,7 @@
  * model, through the gateway as a generic provider listing GET /v1/models, or at one node's engine.
  */
 import { stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 import { request } from 'undici';
 
@@ -30,9 +30,9 @@ export function projectModel(project: OpenedProject): string | undefined {
   return project.project.alias?.value ?? project.project.model?.value;
 }
 
-/** Whether a Svcfile sits beside the fleet file (spec §4.2: else the generic provider). */
-export async function svcfileBeside(fleetPath: string): Promise<string | undefined> {
-  const path = join(dirname(fleetPath), SVCFILE);
+/** The Svcfile in a directory, if one is there (spec §4.2: else the generic provider). */
+export async function svcfileIn(directory: string): Promise<string | undefined> {
+  const path = join(directory, SVCFILE);
   try {
     return (await stat(path)).isFile() ? path : undefined;
   } catch {

@@ -190,6 +190,20 @@ describe('svc code with the recording fake agent', () => {
     expect(config.provider['svc']?.options.baseURL).toBe(`${test.gatewayUrl}/v1`);
   });
 
+  it('in a project directory, uses its Svcfile as svc serve would, not the one beside the fleet file', async () => {
+    const test = await setup((url) => [`url: ${url}`, 'tokenEnv: GW_TOKEN']);
+    await writeFile(join(test.dir, 'Svcfile'), 'PROVIDER llamacpp\nMODEL org/beside\n');
+    const project = join(test.dir, 'project');
+    await mkdir(project);
+    await writeFile(join(project, 'Svcfile'), 'PROVIDER llamacpp\nMODEL org/here\nALIAS here\n');
+    const run = await test.code(['-f', test.fleetPath], {
+      cwd: project,
+      env: { GW_TOKEN: GATEWAY_TOKEN },
+    });
+    expect(run.status).toBe(0);
+    expect(opencodeConfigOf(await readAgentRecord(test.record)).model).toBe('svc/here');
+  });
+
   it('OPENAI_API_KEY stands in when the section names no tokenEnv; a named one set nowhere is refused', async () => {
     const test = await setup((url) => [`url: ${url}`]);
     await writeFile(join(test.dir, 'Svcfile'), 'PROVIDER llamacpp\nMODEL org/repo\n');
