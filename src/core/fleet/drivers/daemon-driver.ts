@@ -2,17 +2,9 @@
  * The `daemon` node kind (GUIDE D21): an svc daemon reached over its control API (spec §4.1). A
  * wake sends it the config its own Svcfile source resolves to, with its engine key.
  */
-import type { Variables } from '../file/fleet-file.ts';
-import type { Fleet } from '../file/fleet-file.ts';
 import { nodeSourceConfig } from '../load/load-fleet.ts';
 import { nodeLogs, nodeMetrics, nodeStart, nodeStatus, nodeStop } from './node-client.ts';
-import type { NodeDriver } from './node-driver.ts';
-
-export interface DriverContext {
-  readonly fleet: Fleet;
-  readonly configDir: string;
-  readonly env: Variables;
-}
+import type { DriverContext, NodeDriver } from './node-driver.ts';
 
 export function daemonDriver(context: DriverContext): NodeDriver {
   return {

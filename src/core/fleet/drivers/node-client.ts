@@ -6,7 +6,7 @@ import { Agent, request } from 'undici';
 
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
-import type { NodeOutcome, NodeReply } from './node-driver.ts';
+import { type NodeOutcome, type NodeReply, STATUS_TIMEOUT_MS } from './node-driver.ts';
 
 /**
  * Control-API connections are short-lived and few: one per node at most, and a status call closes
@@ -76,8 +76,6 @@ async function call<T>(
     clearTimeout(timer);
   }
 }
-
-export const STATUS_TIMEOUT_MS = 5_000;
 
 export function nodeStatus(
   node: FleetNode,

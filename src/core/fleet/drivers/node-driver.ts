@@ -5,7 +5,17 @@
  * dispatches on the node's kind, so a third kind is one driver plus one fleet-file parse branch.
  */
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
-import type { FleetNode } from '../file/fleet-file.ts';
+import type { Fleet, FleetNode, Variables } from '../file/fleet-file.ts';
+
+/** What every kind's driver is built from: the fleet, svc's config directory and the environment. */
+export interface DriverContext {
+  readonly fleet: Fleet;
+  readonly configDir: string;
+  readonly env: Variables;
+}
+
+/** How long a status call waits for a node before it counts as unreachable. */
+export const STATUS_TIMEOUT_MS = 5_000;
 
 export type NodeOutcome =
   'unreachable' | 'unauthorized' | 'unsupported' | 'failed' | 'config-error';

@@ -9,8 +9,7 @@ import { connectRemote } from '../../remote/connect.ts';
 import { type ControlPlane, RemoteCallError } from '../../remote/control-plane.ts';
 import type { Transport } from '../../remote/transport.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
-import type { DriverContext } from './daemon-driver.ts';
-import type { NodeDriver, NodeOutcome, NodeReply } from './node-driver.ts';
+import type { DriverContext, NodeDriver, NodeOutcome, NodeReply } from './node-driver.ts';
 
 export interface RemoteDriverOptions {
   /** The signed transport for a region; AWS's signer over undici unless a test injects one. */
