@@ -5,7 +5,7 @@
 import { Agent, request } from 'undici';
 
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
-import type { FleetNode } from '../file/fleet-file.ts';
+import type { DaemonNode } from '../file/fleet-file.ts';
 import { type NodeOutcome, type NodeReply, STATUS_TIMEOUT_MS } from './node-driver.ts';
 
 /**
@@ -17,13 +17,13 @@ import { type NodeOutcome, type NodeReply, STATUS_TIMEOUT_MS } from './node-driv
  */
 const agent = new Agent({ connections: 1, keepAliveTimeout: 1_000, keepAliveMaxTimeout: 1_000 });
 
-export function controlUrl(node: FleetNode): string {
+export function controlUrl(node: DaemonNode): string {
   const host = node.host.includes(':') && !node.host.startsWith('[') ? `[${node.host}]` : node.host;
   return `http://${host}:${node.port}`;
 }
 
 async function call<T>(
-  node: FleetNode,
+  node: DaemonNode,
   method: 'GET' | 'POST',
   path: string,
   body: unknown,
@@ -78,14 +78,14 @@ async function call<T>(
 }
 
 export function nodeStatus(
-  node: FleetNode,
+  node: DaemonNode,
   timeoutMs = STATUS_TIMEOUT_MS,
 ): Promise<NodeReply<StatusResponse>> {
   return call<StatusResponse>(node, 'GET', '/v1/status', undefined, timeoutMs, true);
 }
 
 export function nodeStart(
-  node: FleetNode,
+  node: DaemonNode,
   config: DeployConfig,
   timeoutMs = 30_000,
 ): Promise<NodeReply<StatusResponse>> {
@@ -93,12 +93,12 @@ export function nodeStart(
   return call<StatusResponse>(node, 'POST', '/v1/start', body, timeoutMs);
 }
 
-export function nodeStop(node: FleetNode, timeoutMs = 30_000): Promise<NodeReply<StatusResponse>> {
+export function nodeStop(node: DaemonNode, timeoutMs = 30_000): Promise<NodeReply<StatusResponse>> {
   return call<StatusResponse>(node, 'POST', '/v1/stop', undefined, timeoutMs);
 }
 
 export function nodeMetrics(
-  node: FleetNode,
+  node: DaemonNode,
   timeoutMs = STATUS_TIMEOUT_MS,
 ): Promise<NodeReply<Stats>> {
   return call<Stats>(node, 'GET', '/v1/metrics', undefined, timeoutMs, true);
@@ -106,7 +106,7 @@ export function nodeMetrics(
 
 /** One bounded slice of the node's engine log (spec §4.1 rule 5): from `offset`, else its end. */
 export function nodeLogs(
-  node: FleetNode,
+  node: DaemonNode,
   query: { readonly offset?: number; readonly limit?: number },
   timeoutMs = STATUS_TIMEOUT_MS,
 ): Promise<NodeReply<LogsResponse>> {

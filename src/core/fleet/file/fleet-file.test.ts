@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
+import { asDaemon } from '../../../../test/support/fleet-node.ts';
 import { parseHelpers } from '../../../../test/support/parse-result.ts';
 import { type FleetSources, parseFleet, type Variables } from './fleet-file.ts';
 
@@ -47,7 +48,9 @@ describe('nodes', () => {
         '  - {name: c, host: hc, port: 65535}',
       ),
     );
-    expect(fleet.nodes.map((node) => [node.name, node.host, node.port, node.kind])).toEqual([
+    expect(
+      fleet.nodes.map(asDaemon).map((node) => [node.name, node.host, node.port, node.kind]),
+    ).toEqual([
       ['b', 'hb', 5000, 'daemon'],
       ['a', 'ha', 1, 'daemon'],
       ['c', 'hc', 65535, 'daemon'],
@@ -158,8 +161,6 @@ describe('nodes', () => {
       {
         name: 'cloud',
         kind: 'remote',
-        host: '',
-        port: 4242,
         engineTokenEnv: 'FLEET_KEY',
         engineKey: 'k1',
         instanceType: 'g6e.xlarge',
@@ -169,8 +170,6 @@ describe('nodes', () => {
       {
         name: 'cloud2',
         kind: 'remote',
-        host: '',
-        port: 4242,
         engineTokenEnv: 'OWN_KEY',
         engineKey: 'k2',
         wake: 'on',
@@ -400,10 +399,10 @@ describe('token variables', () => {
       nodeTokens: 'lenient',
     });
     expect(result.ok).toBe(true);
-    const node = result.ok ? result.value.nodes[0] : undefined;
+    const node = asDaemon(result.ok ? result.value.nodes[0] : undefined);
     expect(node).toMatchObject({ tokenEnv: 'NODE_TOKEN', engineTokenEnv: 'ENGINE_KEY' });
-    expect(node?.token).toBeUndefined();
-    expect(node?.engineKey).toBeUndefined();
+    expect(node.token).toBeUndefined();
+    expect(node.engineKey).toBeUndefined();
   });
 
   it('refuses a tokenEnv that is not a variable name', () => {
@@ -419,10 +418,10 @@ describe('token variables', () => {
   });
 
   it('leaves a node without tokenEnv unauthenticated', () => {
-    const node = parsed(oneNode()).nodes[0];
-    expect(node?.token).toBeUndefined();
-    expect(node?.tokenEnv).toBeUndefined();
-    expect(node?.engineKey).toBeUndefined();
+    const node = asDaemon(parsed(oneNode()).nodes[0]);
+    expect(node.token).toBeUndefined();
+    expect(node.tokenEnv).toBeUndefined();
+    expect(node.engineKey).toBeUndefined();
   });
 });
 
