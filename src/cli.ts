@@ -6,8 +6,8 @@
 import { COMMANDS } from './commands.ts';
 import { closestName } from './core/closest-name.ts';
 import { SvcError, toSvcError } from './core/errors.ts';
+import { VERSION } from './core/version.ts';
 import { renderMainHelp } from './help.ts';
-import { VERSION } from './version.ts';
 
 const HELP_FLAGS = new Set(['-h', '--help']);
 

@@ -13,6 +13,7 @@ import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
 import type { CommandIo } from '../core/command.ts';
 import { findOnPath } from '../core/engines/locate-binary.ts';
 import { SvcError } from '../core/errors.ts';
+import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
 import { fleetDotenv, loadFleet } from '../core/fleet/load/load-fleet.ts';
 import { writeFileAtomic } from '../core/fs/atomic-write.ts';
 import { configDirFor } from '../core/paths.ts';
@@ -138,7 +139,14 @@ async function resolveTarget(
     );
   }
   if (values.node !== undefined) {
-    return nodeTarget(fleet, values.node, io.env, values.model);
+    return nodeTarget({
+      fleet,
+      name: values.node,
+      env: io.env,
+      ...(values.model === undefined ? {} : { model: values.model }),
+      // GUIDE D21: the node is asked through its kind's driver, whatever the kind.
+      driver: fleetDriver({ fleet, configDir, env: io.env }),
+    });
   }
   const project = await openTarget(positional, fleetPath, io, configDir);
   // Ask only a person at a terminal who did not say --yes (off one, nobody could answer).

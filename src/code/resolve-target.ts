@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 
 import { SvcError } from '../core/errors.ts';
-import { nodeStatus } from '../core/fleet/drivers/node-client.ts';
-import type { Fleet, FleetGateway, Variables } from '../core/fleet/file/fleet-file.ts';
+import type { NodeDriver } from '../core/fleet/drivers/node-driver.ts';
+import type { Fleet, FleetGateway, FleetNode, Variables } from '../core/fleet/file/fleet-file.ts';
 import { engineTarget } from '../core/fleet/routing/route.ts';
 import { SVCFILE } from '../core/project/load.ts';
 import type { OpenedProject } from '../core/project/open-project.ts';
@@ -130,13 +130,31 @@ export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget>
   };
 }
 
+export interface NodeInputs {
+  readonly fleet: Fleet;
+  /** `--node`: the node whose engine the agent is pointed at. */
+  readonly name: string;
+  readonly env: Variables;
+  /** `--model`: checked against what the node serves. */
+  readonly model?: string;
+  /** How the node is asked: its kind's driver (GUIDE D21), never a kind's client directly. */
+  readonly driver: Pick<NodeDriver, 'status'>;
+}
+
+/** The first variable the node's own settings name that is set nowhere, with its field. */
+function unsetVariable(node: FleetNode): { variable: string; field: string } | undefined {
+  if (node.kind === 'daemon' && node.tokenEnv !== undefined && node.token === undefined) {
+    return { variable: node.tokenEnv, field: 'tokenEnv' };
+  }
+  if (node.engineTokenEnv !== undefined && node.engineKey === undefined) {
+    return { variable: node.engineTokenEnv, field: 'engineTokenEnv' };
+  }
+  return undefined;
+}
+
 /** At one node's engine: its published address and its engine key. */
-export async function nodeTarget(
-  fleet: Fleet,
-  name: string,
-  env: Variables,
-  wanted?: string,
-): Promise<AgentTarget> {
+export async function nodeTarget(inputs: NodeInputs): Promise<AgentTarget> {
+  const { fleet, name, env, model: wanted, driver } = inputs;
   const node = fleet.nodes.find((candidate) => candidate.name === name);
   if (node === undefined) {
     throw new SvcError(
@@ -145,18 +163,14 @@ export async function nodeTarget(
     );
   }
   // The fleet was read leniently (GUIDE D24); this node's own variables must be set.
-  for (const [variable, value, field] of [
-    [node.tokenEnv, node.token, 'tokenEnv'],
-    [node.engineTokenEnv, node.engineKey, 'engineTokenEnv'],
-  ] as const) {
-    if (variable !== undefined && value === undefined) {
-      throw new SvcError(
-        'ERR_FLEET',
-        `${variable} is not set (node "${node.name}", ${field}): export it, or put it in the .env beside ${fleet.path}`,
-      );
-    }
+  const unset = unsetVariable(node);
+  if (unset !== undefined) {
+    throw new SvcError(
+      'ERR_FLEET',
+      `${unset.variable} is not set (node "${node.name}", ${unset.field}): export it, or put it in the .env beside ${fleet.path}`,
+    );
   }
-  const reply = await nodeStatus(node);
+  const reply = await driver.status(node);
   if (!reply.ok) {
     throw new SvcError('ERR_UPSTREAM', `node "${node.name}" ${reply.outcome}: ${reply.detail}`);
   }

@@ -12,7 +12,7 @@ import { Sampler } from '../core/metrics/sampler.ts';
 import { reapRecordedEngine } from '../core/runner/pid-record.ts';
 import { Supervisor } from '../core/runner/supervisor.ts';
 import { StateRecord } from '../core/state/record.ts';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../core/version.ts';
 import { DeployStore } from './deploy-store.ts';
 import { daemonHandlers } from './handlers.ts';
 

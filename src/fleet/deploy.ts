@@ -4,7 +4,7 @@
  * `instance-type`), through its control plane's deploy call. A daemon is configured at start
  * instead, so naming one is an error for that node; one node's failure never stops the others.
  */
-import type { DriverContext } from '../core/fleet/drivers/daemon-driver.ts';
+import type { DriverContext } from '../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../core/fleet/file/fleet-file.ts';
 import { nodeSourceConfig } from '../core/fleet/load/load-fleet.ts';
 import { connectRemote } from '../core/remote/connect.ts';

@@ -53,7 +53,8 @@ export function selectNodes(fleet: Fleet, selection: Selection): FleetNode[] {
 
 /** Why the node cannot be asked anything: its control token's variable is set nowhere. */
 export function unreachableByConfig(node: FleetNode, fleet: Fleet): string | undefined {
-  return node.tokenEnv !== undefined && node.token === undefined
+  // Only a daemon has a control token; a remote node's calls are signed with cloud credentials.
+  return node.kind === 'daemon' && node.tokenEnv !== undefined && node.token === undefined
     ? `${node.tokenEnv} is not set (tokenEnv): export it, or put it in the .env beside ${fleet.path}`
     : undefined;
 }

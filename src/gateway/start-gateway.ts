@@ -4,7 +4,7 @@
  * within a short grace.
  */
 import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
-import { STATUS_TIMEOUT_MS } from '../core/fleet/drivers/node-client.ts';
+import { STATUS_TIMEOUT_MS } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, Variables } from '../core/fleet/file/fleet-file.ts';
 import { NODE_STATES_DEFAULTS } from '../core/fleet/state/node-snapshot.ts';
 import { FleetView } from '../core/fleet/state/node-snapshots.ts';

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
+import { asRemote } from '../../test/support/fleet-node.ts';
 import { parseFleet } from '../core/fleet/file/fleet-file.ts';
 import { ControlPlane } from '../core/remote/control-plane.ts';
 import type { CallInput } from '../core/remote/transport.ts';
@@ -45,7 +46,7 @@ describe('docs/remote.md', () => {
       ['gpu-cloud', 'remote', 'c', 'on'],
       ['gpu-big', 'remote', 'b', 'off'],
     ]);
-    expect(result.value.nodes[1]?.instanceType).toBe('g6e.xlarge');
+    expect(asRemote(result.value.nodes[1]).instanceType).toBe('g6e.xlarge');
   });
 });
 

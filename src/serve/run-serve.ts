@@ -22,7 +22,7 @@ import { type OpenedProject, openProject } from '../core/project/open-project.ts
 import type { EngineExit, EngineOutput } from '../core/runner/engine-process.ts';
 import { Supervisor } from '../core/runner/supervisor.ts';
 import { StateRecord } from '../core/state/record.ts';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../core/version.ts';
 import { serveHandlers } from './handlers.ts';
 import { runView } from './view/run-view.ts';
 

@@ -1,7 +1,10 @@
-/** A fleet file's daemon node as the unit tests build it; `extra` sets what a test cares about. */
-import type { FleetNode } from '../../src/core/fleet/file/fleet-file.ts';
+/** Fleet-file nodes as the unit tests build them; `extra` sets what a test cares about. */
+import type { DaemonNode, FleetNode, RemoteNode } from '../../src/core/fleet/file/fleet-file.ts';
 
-export function daemonNode(name: string, extra: Partial<FleetNode> = {}): FleetNode {
+export function daemonNode(
+  name: string,
+  extra: Partial<Omit<DaemonNode, 'kind'>> = {},
+): DaemonNode {
   return {
     name,
     kind: 'daemon',
@@ -11,4 +14,28 @@ export function daemonNode(name: string, extra: Partial<FleetNode> = {}): FleetN
     ownWake: false,
     ...extra,
   };
+}
+
+/** A remote environment's node: it has no host, port or token to set. */
+export function remoteNode(
+  name: string,
+  extra: Partial<Omit<RemoteNode, 'kind'>> = {},
+): RemoteNode {
+  return { name, kind: 'remote', wake: 'on', ownWake: false, ...extra };
+}
+
+/** The node as a daemon node: a parsed node a test expects to be one, else the test fails. */
+export function asDaemon(node: FleetNode | undefined): DaemonNode {
+  if (node?.kind !== 'daemon') {
+    throw new Error(`expected a daemon node, got ${JSON.stringify(node)}`);
+  }
+  return node;
+}
+
+/** The node as a remote node, likewise. */
+export function asRemote(node: FleetNode | undefined): RemoteNode {
+  if (node?.kind !== 'remote') {
+    throw new Error(`expected a remote node, got ${JSON.stringify(node)}`);
+  }
+  return node;
 }

@@ -2,19 +2,12 @@
  * The `daemon` node kind (GUIDE D21): an svc daemon reached over its control API (spec §4.1). A
  * wake sends it the config its own Svcfile source resolves to, with its engine key.
  */
-import type { Variables } from '../file/fleet-file.ts';
-import type { Fleet } from '../file/fleet-file.ts';
+import type { DaemonNode } from '../file/fleet-file.ts';
 import { nodeSourceConfig } from '../load/load-fleet.ts';
 import { nodeLogs, nodeMetrics, nodeStart, nodeStatus, nodeStop } from './node-client.ts';
-import type { NodeDriver } from './node-driver.ts';
+import type { DriverContext, NodeDriver } from './node-driver.ts';
 
-export interface DriverContext {
-  readonly fleet: Fleet;
-  readonly configDir: string;
-  readonly env: Variables;
-}
-
-export function daemonDriver(context: DriverContext): NodeDriver {
+export function daemonDriver(context: DriverContext): NodeDriver<DaemonNode> {
   return {
     status: (node, timeoutMs) => nodeStatus(node, timeoutMs),
     wakeSource: (node) => nodeSourceConfig(context.fleet, node, context),

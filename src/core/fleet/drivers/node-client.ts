@@ -5,8 +5,8 @@
 import { Agent, request } from 'undici';
 
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
-import type { FleetNode } from '../file/fleet-file.ts';
-import type { NodeOutcome, NodeReply } from './node-driver.ts';
+import type { DaemonNode } from '../file/fleet-file.ts';
+import { type NodeOutcome, type NodeReply, STATUS_TIMEOUT_MS } from './node-driver.ts';
 
 /**
  * Control-API connections are short-lived and few: one per node at most, and a status call closes
@@ -17,13 +17,13 @@ import type { NodeOutcome, NodeReply } from './node-driver.ts';
  */
 const agent = new Agent({ connections: 1, keepAliveTimeout: 1_000, keepAliveMaxTimeout: 1_000 });
 
-export function controlUrl(node: FleetNode): string {
+export function controlUrl(node: DaemonNode): string {
   const host = node.host.includes(':') && !node.host.startsWith('[') ? `[${node.host}]` : node.host;
   return `http://${host}:${node.port}`;
 }
 
 async function call<T>(
-  node: FleetNode,
+  node: DaemonNode,
   method: 'GET' | 'POST',
   path: string,
   body: unknown,
@@ -77,17 +77,15 @@ async function call<T>(
   }
 }
 
-export const STATUS_TIMEOUT_MS = 5_000;
-
 export function nodeStatus(
-  node: FleetNode,
+  node: DaemonNode,
   timeoutMs = STATUS_TIMEOUT_MS,
 ): Promise<NodeReply<StatusResponse>> {
   return call<StatusResponse>(node, 'GET', '/v1/status', undefined, timeoutMs, true);
 }
 
 export function nodeStart(
-  node: FleetNode,
+  node: DaemonNode,
   config: DeployConfig,
   timeoutMs = 30_000,
 ): Promise<NodeReply<StatusResponse>> {
@@ -95,12 +93,12 @@ export function nodeStart(
   return call<StatusResponse>(node, 'POST', '/v1/start', body, timeoutMs);
 }
 
-export function nodeStop(node: FleetNode, timeoutMs = 30_000): Promise<NodeReply<StatusResponse>> {
+export function nodeStop(node: DaemonNode, timeoutMs = 30_000): Promise<NodeReply<StatusResponse>> {
   return call<StatusResponse>(node, 'POST', '/v1/stop', undefined, timeoutMs);
 }
 
 export function nodeMetrics(
-  node: FleetNode,
+  node: DaemonNode,
   timeoutMs = STATUS_TIMEOUT_MS,
 ): Promise<NodeReply<Stats>> {
   return call<Stats>(node, 'GET', '/v1/metrics', undefined, timeoutMs, true);
@@ -108,7 +106,7 @@ export function nodeMetrics(
 
 /** One bounded slice of the node's engine log (spec §4.1 rule 5): from `offset`, else its end. */
 export function nodeLogs(
-  node: FleetNode,
+  node: DaemonNode,
   query: { readonly offset?: number; readonly limit?: number },
   timeoutMs = STATUS_TIMEOUT_MS,
 ): Promise<NodeReply<LogsResponse>> {

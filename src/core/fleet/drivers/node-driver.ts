@@ -5,7 +5,17 @@
  * dispatches on the node's kind, so a third kind is one driver plus one fleet-file parse branch.
  */
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
-import type { FleetNode } from '../file/fleet-file.ts';
+import type { DaemonNode, Fleet, FleetNode, RemoteNode, Variables } from '../file/fleet-file.ts';
+
+/** What every kind's driver is built from: the fleet, svc's config directory and the environment. */
+export interface DriverContext {
+  readonly fleet: Fleet;
+  readonly configDir: string;
+  readonly env: Variables;
+}
+
+/** How long a status call waits for a node before it counts as unreachable. */
+export const STATUS_TIMEOUT_MS = 5_000;
 
 export type NodeOutcome =
   'unreachable' | 'unauthorized' | 'unsupported' | 'failed' | 'config-error';
@@ -49,30 +59,35 @@ export interface LogsQuery {
   readonly limit?: number;
 }
 
-export interface NodeDriver {
+/**
+ * One kind's driver, over the nodes of that kind (`N`); a driver over every kind takes any
+ * FleetNode. Function-typed fields, not methods, so a driver of one kind cannot stand in for
+ * another's (parameters are checked contravariantly).
+ */
+export interface NodeDriver<N extends FleetNode = FleetNode> {
   /** The node's status; a node that cannot be asked is a reply saying why, never a throw. */
-  status(node: FleetNode, timeoutMs?: number): Promise<NodeReply<NodeStatus>>;
+  readonly status: (node: N, timeoutMs?: number) => Promise<NodeReply<NodeStatus>>;
   /**
    * The config a wake would start: a daemon's own Svcfile source, a remote environment's deployed
    * config. Throws an error naming the node when there is none.
    */
-  wakeSource(node: FleetNode): Promise<NodeSource>;
+  readonly wakeSource: (node: N) => Promise<NodeSource>;
   /**
    * Starts (wakes) the node with `source` (a daemon is sent its config with its engine key; a
    * remote environment boots as deployed and is sent nothing, spec §4.2 rule 5).
    */
-  start(
-    node: FleetNode,
+  readonly start: (
+    node: N,
     source: NodeSource,
     options?: StartOptions,
-  ): Promise<NodeReply<NodeStatus>>;
-  stop(node: FleetNode): Promise<NodeReply<NodeStatus>>;
-  stats(node: FleetNode): Promise<NodeReply<NodeStats>>;
+  ) => Promise<NodeReply<NodeStatus>>;
+  readonly stop: (node: N) => Promise<NodeReply<NodeStatus>>;
+  readonly stats: (node: N) => Promise<NodeReply<NodeStats>>;
   /**
    * One slice of the node's engine log. A capability, not every kind's: a kind with no engine log
    * to read leaves it out, and byKind answers `unsupported` for its nodes.
    */
-  logs?(node: FleetNode, query: LogsQuery): Promise<NodeReply<LogsResponse>>;
+  readonly logs?: (node: N, query: LogsQuery) => Promise<NodeReply<LogsResponse>>;
 }
 
 /** A driver over a whole fleet: every capability answers, `unsupported` where a kind lacks it. */
@@ -80,24 +95,36 @@ export type FleetNodeDriver = NodeDriver & Required<Pick<NodeDriver, 'logs'>>;
 
 export type NodeKind = FleetNode['kind'];
 
+/** One driver per kind, each over the nodes of its own kind. */
+export interface KindDrivers {
+  readonly daemon: NodeDriver<DaemonNode>;
+  readonly remote: NodeDriver<RemoteNode>;
+}
+
 /** One driver over the fleet: each call goes to the driver of the node's kind. */
-export function byKind(drivers: Readonly<Record<NodeKind, NodeDriver>>): FleetNodeDriver {
-  const of = (node: FleetNode): NodeDriver => drivers[node.kind];
+export function byKind(drivers: KindDrivers): FleetNodeDriver {
+  // The node is narrowed by its kind before it reaches that kind's driver, so no driver is ever
+  // handed a node of another kind.
+  const call = <R>(
+    node: FleetNode,
+    run: <N extends FleetNode>(driver: NodeDriver<N>, node: N) => R,
+  ): R => (node.kind === 'daemon' ? run(drivers.daemon, node) : run(drivers.remote, node));
   return {
-    status: (node, timeoutMs) => of(node).status(node, timeoutMs),
-    wakeSource: (node) => of(node).wakeSource(node),
-    start: (node, source, options) => of(node).start(node, source, options),
-    stop: (node) => of(node).stop(node),
-    stats: (node) => of(node).stats(node),
-    logs: (node, query) => {
-      const driver = of(node);
-      return driver.logs === undefined
-        ? Promise.resolve({
-            ok: false,
-            outcome: 'unsupported',
-            detail: `a ${node.kind} node has no engine log to read`,
-          })
-        : driver.logs(node, query);
-    },
+    status: (node, timeoutMs) => call(node, (driver, own) => driver.status(own, timeoutMs)),
+    wakeSource: (node) => call(node, (driver, own) => driver.wakeSource(own)),
+    start: (node, source, options) =>
+      call(node, (driver, own) => driver.start(own, source, options)),
+    stop: (node) => call(node, (driver, own) => driver.stop(own)),
+    stats: (node) => call(node, (driver, own) => driver.stats(own)),
+    logs: (node, query) =>
+      call(node, (driver, own) =>
+        driver.logs === undefined
+          ? Promise.resolve({
+              ok: false,
+              outcome: 'unsupported',
+              detail: `a ${node.kind} node has no engine log to read`,
+            })
+          : driver.logs(own, query),
+      ),
   };
 }

@@ -4,20 +4,13 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { remoteNode } from '../../../../test/support/fleet-node.ts';
 import { writeRegistryEntry } from '../../remote/registry.ts';
 import type { CallInput, CallReply } from '../../remote/transport.ts';
-import type { Fleet, FleetNode } from '../file/fleet-file.ts';
+import type { Fleet } from '../file/fleet-file.ts';
 import { remoteDriver } from './remote-driver.ts';
 
-const node: FleetNode = {
-  name: 'gpu-cloud',
-  kind: 'remote',
-  host: '',
-  port: 0,
-  wake: 'on',
-  ownWake: false,
-  engineKey: 'k',
-};
+const node = remoteNode('gpu-cloud');
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -8,9 +8,8 @@ import { isDeployRunner } from '../../contract/deploy-config.ts';
 import { connectRemote } from '../../remote/connect.ts';
 import { type ControlPlane, RemoteCallError } from '../../remote/control-plane.ts';
 import type { Transport } from '../../remote/transport.ts';
-import type { FleetNode } from '../file/fleet-file.ts';
-import type { DriverContext } from './daemon-driver.ts';
-import type { NodeDriver, NodeOutcome, NodeReply } from './node-driver.ts';
+import type { RemoteNode } from '../file/fleet-file.ts';
+import type { DriverContext, NodeDriver, NodeOutcome, NodeReply } from './node-driver.ts';
 
 export interface RemoteDriverOptions {
   /** The signed transport for a region; AWS's signer over undici unless a test injects one. */
@@ -50,10 +49,10 @@ class ConfigError extends Error {}
 export function remoteDriver(
   context: DriverContext,
   options: RemoteDriverOptions = {},
-): NodeDriver {
+): NodeDriver<RemoteNode> {
   const planes = new Map<string, Promise<ControlPlane>>();
 
-  const plane = (node: FleetNode): Promise<ControlPlane> => {
+  const plane = (node: RemoteNode): Promise<ControlPlane> => {
     let found = planes.get(node.name);
     if (found === undefined) {
       found = connectRemote(context.configDir, node.name, context.env, options).catch(

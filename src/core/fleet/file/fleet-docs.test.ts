@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
+import { asDaemon } from '../../../../test/support/fleet-node.ts';
 import { parseFleet } from './fleet-file.ts';
 
 const page = readFileSync(
@@ -30,7 +31,7 @@ describe('docs/fleet-file.md', () => {
       name: 'gpu-gw:4000',
     });
     expect(result.value.cors).toEqual(['https://chat.example']);
-    expect(result.value.nodes.map((node) => [node.name, node.port, node.wake])).toEqual([
+    expect(result.value.nodes.map((node) => [node.name, asDaemon(node).port, node.wake])).toEqual([
       ['gpu-a', 4242, 'on'],
       ['gpu-b', 4242, 'off'],
     ]);

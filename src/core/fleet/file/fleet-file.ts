@@ -9,7 +9,13 @@ import { failed, ok, type Result } from '../../project/diagnostics.ts';
 import { type FleetNode, isRecord, parseNode, wakeOf, type WakePolicy } from './fleet-node.ts';
 import { readFleetYaml } from './fleet-yaml.ts';
 
-export type { EngineOverride, FleetNode, WakePolicy } from './fleet-node.ts';
+export type {
+  DaemonNode,
+  EngineOverride,
+  FleetNode,
+  RemoteNode,
+  WakePolicy,
+} from './fleet-node.ts';
 export type Preference = 'idle' | 'active';
 
 export interface Fleet {

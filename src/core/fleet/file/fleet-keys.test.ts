@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { asDaemon } from '../../../../test/support/fleet-node.ts';
 import { parseHelpers } from '../../../../test/support/parse-result.ts';
 import { parseFleet } from './fleet-file.ts';
 
@@ -92,7 +93,7 @@ describe('unknown fleet-file keys', () => {
         '    wake: on',
       ),
     );
-    expect(fleet.nodes[0]?.tokenEnv).toBe('GPU1_TOKEN');
+    expect(asDaemon(fleet.nodes[0]).tokenEnv).toBe('GPU1_TOKEN');
     expect(fleet.cors).toEqual(['http://127.0.0.1:3000']);
   });
 

@@ -14,15 +14,9 @@ export interface EngineOverride {
   readonly path?: string;
 }
 
-export interface FleetNode {
+/** What every node has, whatever its kind. */
+interface NodeCommon {
   readonly name: string;
-  readonly kind: 'daemon' | 'remote';
-  /** The daemon's control API host; empty for a remote environment (its calls go to its registry's URLs). */
-  readonly host: string;
-  readonly port: number;
-  /** The daemon's API token, resolved from `tokenEnv`. */
-  readonly token?: string;
-  readonly tokenEnv?: string;
   /** The engine key, resolved from `engineTokenEnv` (a remote node: else the file's `apiKeyEnv`). */
   readonly engineKey?: string;
   /** The variable the engine key came from. */
@@ -31,13 +25,34 @@ export interface FleetNode {
   /** The node's Svcfile source as written (`file:`), when given. */
   readonly file?: string;
   readonly tags?: Readonly<Record<string, string>>;
-  /** A remote node's `instance-type` (`family.size`), sent with its deploy config. */
-  readonly instanceType?: string;
   /** The node's own wake policy, else the fleet's. */
   readonly wake: WakePolicy;
   /** Whether the file itself set `wake` on this node. */
   readonly ownWake: boolean;
 }
+
+/** An svc daemon, reached at its host's control API (spec §4.1) with its own token. */
+export interface DaemonNode extends NodeCommon {
+  readonly kind: 'daemon';
+  readonly host: string;
+  readonly port: number;
+  /** The daemon's API token, resolved from `tokenEnv`. */
+  readonly token?: string;
+  readonly tokenEnv?: string;
+}
+
+/**
+ * A remote environment, named by its registry key: it has no host, port or token (its calls go to
+ * its registry entry's control-plane URLs, signed with cloud credentials).
+ */
+export interface RemoteNode extends NodeCommon {
+  readonly kind: 'remote';
+  /** The node's `instance-type` (`family.size`), sent with its deploy config (spec §2.7). */
+  readonly instanceType?: string;
+}
+
+/** One node of a fleet file, by kind (GUIDE D21): a kind carries only its own fields. */
+export type FleetNode = DaemonNode | RemoteNode;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -129,12 +144,52 @@ function tagsOf(
   return tags;
 }
 
+type KindParts =
+  | Pick<
+      DaemonNode,
+      'kind' | 'host' | 'port' | 'token' | 'tokenEnv' | 'engineKey' | 'engineTokenEnv'
+    >
+  | Pick<RemoteNode, 'kind' | 'instanceType' | 'engineKey' | 'engineTokenEnv'>;
+
+/** The parts of a daemon node that differ from a remote's; problems name the node. */
+function daemonParts(
+  raw: Record<string, unknown>,
+  name: string,
+  context: NodeParseContext,
+): KindParts {
+  const { problem, variable } = context;
+  const host = raw['host'];
+  const port = raw['port'] ?? 4242;
+  if (typeof host !== 'string' || host === '') {
+    problem(`node "${name}" has no host`);
+  }
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
+    problem(`node "${name}": port must be a whole number from 1 to 65535`);
+  }
+  if (raw['instance-type'] !== undefined) {
+    problem(
+      `node "${name}": instance-type applies only to remote nodes (kind: remote); a daemon runs on its own machine`,
+    );
+  }
+  const token = variable(raw['tokenEnv'], 'tokenEnv', name);
+  const engineKey = variable(raw['engineTokenEnv'], 'engineTokenEnv', name);
+  return {
+    kind: 'daemon',
+    host: typeof host === 'string' ? host : '',
+    port: typeof port === 'number' ? port : 4242,
+    ...(token.name === undefined ? {} : { tokenEnv: token.name }),
+    ...(token.value === undefined ? {} : { token: token.value }),
+    ...(engineKey.name === undefined ? {} : { engineTokenEnv: engineKey.name }),
+    ...(engineKey.value === undefined ? {} : { engineKey: engineKey.value }),
+  };
+}
+
 /** The parts of a remote node that differ from a daemon's; problems name the node. */
 function remoteParts(
   raw: Record<string, unknown>,
   name: string,
   context: NodeParseContext,
-): Pick<FleetNode, 'engineKey' | 'engineTokenEnv'> {
+): KindParts {
   const { problem } = context;
   const badName = remoteNameProblem(name);
   if (badName !== undefined) {
@@ -147,23 +202,40 @@ function remoteParts(
       );
     }
   }
-  // spec §4.2 rule 4: the node's engineTokenEnv, else the fleet-wide apiKeyEnv; one is required.
+  const key = remoteEngineKey(raw, name, context);
+  const instanceType = raw['instance-type'];
+  if (instanceType !== undefined) {
+    const bad = instanceTypeProblem(instanceType);
+    if (bad !== undefined) {
+      problem(`node "${name}": instance-type ${bad}`);
+    }
+  }
+  return {
+    kind: 'remote',
+    ...(key.name === undefined ? {} : { engineTokenEnv: key.name }),
+    ...(key.value === undefined ? {} : { engineKey: key.value }),
+    ...(typeof instanceType === 'string' ? { instanceType } : {}),
+  };
+}
+
+/** spec §4.2 rule 4: the node's engineTokenEnv, else the fleet-wide apiKeyEnv; one is required. */
+function remoteEngineKey(
+  raw: Record<string, unknown>,
+  name: string,
+  context: NodeParseContext,
+): { name?: string; value?: string } {
   const own = raw['engineTokenEnv'] !== undefined;
   if (!own && context.apiKeyEnv === undefined) {
-    problem(
+    context.problem(
       `node "${name}" is a remote environment, so its engine key must be set: name the variable holding it, in this node's engineTokenEnv or the file's fleet-wide apiKeyEnv (${context.path})`,
     );
     return {};
   }
-  const key = context.variable(
+  return context.variable(
     own ? raw['engineTokenEnv'] : context.apiKeyEnv,
     own ? 'engineTokenEnv' : 'apiKeyEnv',
     name,
   );
-  return {
-    ...(key.name === undefined ? {} : { engineTokenEnv: key.name }),
-    ...(key.value === undefined ? {} : { engineKey: key.value }),
-  };
 }
 
 export function parseNode(
@@ -171,7 +243,7 @@ export function parseNode(
   name: string,
   context: NodeParseContext,
 ): FleetNode | undefined {
-  const { problem, variable } = context;
+  const { problem } = context;
   const kind = raw['kind'] ?? 'daemon';
   if (kind !== 'daemon' && kind !== 'remote') {
     problem(
@@ -179,39 +251,8 @@ export function parseNode(
     );
     return undefined;
   }
-  const host = raw['host'];
-  const port = raw['port'] ?? 4242;
-  let parts: Pick<FleetNode, 'engineKey' | 'engineTokenEnv' | 'token' | 'tokenEnv'>;
-  if (kind === 'remote') {
-    parts = remoteParts(raw, name, context);
-  } else {
-    if (typeof host !== 'string' || host === '') {
-      problem(`node "${name}" has no host`);
-    }
-    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
-      problem(`node "${name}": port must be a whole number from 1 to 65535`);
-    }
-    if (raw['instance-type'] !== undefined) {
-      problem(
-        `node "${name}": instance-type applies only to remote nodes (kind: remote); a daemon runs on its own machine`,
-      );
-    }
-    const token = variable(raw['tokenEnv'], 'tokenEnv', name);
-    const engineKey = variable(raw['engineTokenEnv'], 'engineTokenEnv', name);
-    parts = {
-      ...(token.name === undefined ? {} : { tokenEnv: token.name }),
-      ...(token.value === undefined ? {} : { token: token.value }),
-      ...(engineKey.name === undefined ? {} : { engineTokenEnv: engineKey.name }),
-      ...(engineKey.value === undefined ? {} : { engineKey: engineKey.value }),
-    };
-  }
-  const instanceType = raw['instance-type'];
-  if (kind === 'remote' && instanceType !== undefined) {
-    const bad = instanceTypeProblem(instanceType);
-    if (bad !== undefined) {
-      problem(`node "${name}": instance-type ${bad}`);
-    }
-  }
+  const parts =
+    kind === 'remote' ? remoteParts(raw, name, context) : daemonParts(raw, name, context);
   const engine = engineOverride(raw, name, problem);
   const tags = tagsOf(raw, name, problem);
   if (raw['file'] !== undefined && (typeof raw['file'] !== 'string' || raw['file'] === '')) {
@@ -220,14 +261,10 @@ export function parseNode(
   const ownWake = wakeOf(raw['wake'], `node "${name}": `, problem);
   return {
     name,
-    kind,
-    host: kind === 'daemon' && typeof host === 'string' ? host : '',
-    port: kind === 'daemon' && typeof port === 'number' ? port : 4242,
     ...parts,
     ...(engine === undefined ? {} : { engine }),
     ...(typeof raw['file'] === 'string' && raw['file'] !== '' ? { file: raw['file'] } : {}),
     ...(tags === undefined ? {} : { tags }),
-    ...(kind === 'remote' && typeof instanceType === 'string' ? { instanceType } : {}),
     wake: ownWake ?? context.fleetWake ?? 'on',
     ownWake: ownWake !== undefined,
   };

@@ -5,17 +5,20 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../../test/support/fleet-node.ts';
+import { daemonNode, remoteNode } from '../../../../test/support/fleet-node.ts';
 import type { StatusResponse } from '../../contract/schemas.ts';
-import type { Fleet, FleetNode, Preference } from '../file/fleet-file.ts';
+import type { DaemonNode, Fleet, FleetNode, Preference } from '../file/fleet-file.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
 import { type Decision, describeFleet, engineTarget, route, serves } from './route.ts';
 
 const MODEL = 'org/model';
 const SERVED = 'chat';
 
-const node = (name: string, extra: Partial<FleetNode> = {}): FleetNode =>
+const node = (name: string, extra: Partial<DaemonNode> = {}): DaemonNode =>
   daemonNode(name, { host: `${name}.lan`, ...extra });
+
+/** The node `gpu` of the engineTarget cases, at gpu.lan unless told. */
+const gpu = (extra: Partial<DaemonNode> = {}): DaemonNode => node('gpu', extra);
 
 function fleetOf(nodes: readonly FleetNode[], prefer?: Preference): Fleet {
   return { path: 'fleet.yaml', nodes, ...(prefer === undefined ? {} : { prefer }) };
@@ -262,67 +265,66 @@ describe('route: loopback-only engines (GUIDE D15)', () => {
 });
 
 describe('engineTarget', () => {
-  it.each<[string, Partial<FleetNode>, StatusResponse['engine'], string]>([
-    ['node host and engine port', {}, { port: 8080 }, 'http://gpu.lan:8080/v1'],
+  it.each<[string, FleetNode, StatusResponse['engine'], string]>([
+    ['node host and engine port', gpu(), { port: 8080 }, 'http://gpu.lan:8080/v1'],
     [
       "not the engine's reported host",
-      {},
+      gpu(),
       { port: 8080, host: '0.0.0.0' },
       'http://gpu.lan:8080/v1',
     ],
-    ["the engine's own path", {}, { port: 8080, path: '/api/v1' }, 'http://gpu.lan:8080/api/v1'],
+    ["the engine's own path", gpu(), { port: 8080, path: '/api/v1' }, 'http://gpu.lan:8080/api/v1'],
     [
       'an override host',
-      { engine: { host: '10.0.0.5' } },
+      gpu({ engine: { host: '10.0.0.5' } }),
       { port: 8080 },
       'http://10.0.0.5:8080/v1',
     ],
-    ['an override port', { engine: { port: 9000 } }, { port: 8080 }, 'http://gpu.lan:9000/v1'],
+    ['an override port', gpu({ engine: { port: 9000 } }), { port: 8080 }, 'http://gpu.lan:9000/v1'],
     [
       'an override port with no reported engine',
-      { engine: { port: 9000 } },
+      gpu({ engine: { port: 9000 } }),
       undefined,
       'http://gpu.lan:9000/v1',
     ],
     [
       'an override path over the engine path',
-      { engine: { path: '/openai/v1/' } },
+      gpu({ engine: { path: '/openai/v1/' } }),
       { port: 8080, path: '/api/v1' },
       'http://gpu.lan:8080/openai/v1',
     ],
     [
       'all three overrides',
-      { engine: { host: 'edge', port: 443, path: '/x' } },
+      gpu({ engine: { host: 'edge', port: 443, path: '/x' } }),
       { port: 8080, path: '/api/v1' },
       'http://edge:443/x',
     ],
     [
       'an override host with a scheme as the origin',
-      { engine: { host: 'https://gpu.example/' } },
+      gpu({ engine: { host: 'https://gpu.example/' } }),
       { port: 8080 },
       'https://gpu.example/v1',
     ],
     [
       "a remote environment's published host",
-      { kind: 'remote', host: '' },
+      remoteNode('gpu'),
       { port: 8000, host: '1.2.3.4' },
       'http://1.2.3.4:8000/v1',
     ],
     [
       "a remote environment's published https origin",
-      { kind: 'remote', host: '' },
+      remoteNode('gpu'),
       { port: 443, host: 'https://e.example' },
       'https://e.example/v1',
     ],
     [
       'an IPv6 node host in brackets',
-      { host: 'fd00::5' },
+      gpu({ host: 'fd00::5' }),
       { port: 8080 },
       'http://[fd00::5]:8080/v1',
     ],
-  ])('builds the base URL from %s', (_name, extra, engine, baseUrl) => {
-    const gpu = node('gpu', { host: 'gpu.lan', ...extra });
-    expect(target(running(gpu, { engine }))).toEqual({ baseUrl });
+  ])('builds the base URL from %s', (_name, subject, engine, baseUrl) => {
+    expect(target(running(subject, { engine }))).toEqual({ baseUrl });
   });
 
   it('refuses an engine with no port anywhere, naming the node', () => {

@@ -73,14 +73,20 @@ export function engineTarget(
   const port = override?.port ?? engine?.port;
   // spec §2.2: a remote environment publishes the address its engine is reached by; a daemon's
   // reported host is only its bind address (0.0.0.0), so the node's own host stands for it.
-  const published = node.kind === 'remote' ? engine?.host : undefined;
-  const host = override?.host ?? published ?? node.host;
-  const hasScheme = /^https?:\/\//.test(host);
+  const host = override?.host ?? (node.kind === 'remote' ? engine?.host : node.host);
+  const hasScheme = host !== undefined && /^https?:\/\//.test(host);
   if (port === undefined && !hasScheme) {
     return {
       status: 502,
       code: 'upstream_error',
       unusable: `node "${node.name}" reports no engine port: give this node an engine port in ${fleetPath}`,
+    };
+  }
+  if (host === undefined) {
+    return {
+      status: 502,
+      code: 'upstream_error',
+      unusable: `node "${node.name}" publishes no engine address: give this node an engine host in ${fleetPath}`,
     };
   }
   let origin: string;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 import { daemonNode } from '../../../../test/support/fleet-node.ts';
 import type { StatusResponse } from '../../contract/schemas.ts';
-import { daemonDriver } from '../drivers/daemon-driver.ts';
+import { fleetDriver } from '../drivers/by-kind.ts';
 import type { NodeReply } from '../drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../file/fleet-file.ts';
 import type { NodeStatesOptions } from './node-snapshot.ts';
@@ -86,7 +86,7 @@ function harness(
   const view = new FleetView(
     fleet,
     states,
-    daemonDriver({ fleet, configDir: '/nonexistent', env: {} }),
+    fleetDriver({ fleet, configDir: '/nonexistent', env: {} }),
   );
   return {
     states,
