@@ -1,5 +1,5 @@
 /**
- * The fleet file (original-behaviour §7): YAML 1.2 text and the variables it may reference in, a
+ * The fleet file (docs/fleet-file.md): YAML 1.2 text and the variables it may reference in, a
  * Fleet or every problem at once out, each problem naming the node it is about.
  */
 import fc from 'fast-check';
