@@ -1,5 +1,6 @@
 // The floor for a Node proxy: a few lines of node:http + undici that forward every request to
-// one upstream and stream the reply back. The gateway is measured against this (issue 7).
+// one upstream and stream the reply back. The gateway is measured against this
+// (docs/benchmarks.md).
 import { createServer } from 'node:http';
 
 import { Agent } from 'undici';

@@ -1,7 +1,7 @@
 /**
  * What sampling costs: the built daemon supervises the real llama-server (tiny model, idle) with
  * the default 15 s sampler tick, and its own CPU time and RSS are read from /proc over a few
- * minutes. Target (telemetry issue): under 0.5% of one core on average. Linux only.
+ * minutes. Target: under 0.5% of one core on average. Linux only.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

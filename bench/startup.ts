@@ -1,6 +1,6 @@
 /**
  * Start-up cost of the built CLI: `svc --version` against a bare `node -e 0`, interleaved runs,
- * medians compared. Target (foundation issue): at most 1.5x.
+ * medians compared. Target: at most 1.5x.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * `svc fleet --help` is written by hand (one table for every verb, with the verbs each flag
- * belongs to), while parsing reads the per-verb table in fleet-options.ts: this keeps the two from
+ * belongs to), while parsing reads the per-verb table in options.ts: this keeps the two from
  * drifting apart.
  */
 import { describe, expect, it } from 'vitest';

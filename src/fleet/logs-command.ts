@@ -1,6 +1,6 @@
 /**
  * `svc fleet logs [node…] [-f]`: each node's engine log through its own byte cursor
- * (fleet-log-cursor.ts), lines prefixed by node when several. `-f` keeps polling until Ctrl+C; a
+ * (log-cursor.ts), lines prefixed by node when several. `-f` keeps polling until Ctrl+C; a
  * node that stops answering (its daemon restarting) is reported once and polled on, and an
  * engine restart is only more lines in the same log (the daemon appends, never rotates: spec §8).
  */

@@ -1,8 +1,8 @@
 /**
  * `svc fleet route <model>`: asks every node for its status, reads the sources of the nodes that
  * are not running, and prints which node a gateway request for the model would use now, or wake,
- * and why (fleet-route.ts). Starts nothing. Exits 0 when a node would take the request, 1 when
- * the request would be refused, so scripts can test it.
+ * and why (core/fleet/routing/explain-route.ts). Starts nothing. Exits 0 when a node would take the
+ * request, 1 when the request would be refused, so scripts can test it.
  */
 import { SvcError } from '../core/errors.ts';
 import type { NodeDriver } from '../core/fleet/drivers/node-driver.ts';

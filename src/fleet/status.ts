@@ -1,8 +1,8 @@
 /**
  * `svc fleet status [node…]`: one row per node, whatever state it is in. A node that does not
  * answer, or whose own configuration keeps it from being asked (an unset token variable), is a
- * row saying so, never a failure of the command: status always exits 0, as the original did
- * (../shared/reference/original-behaviour.md §10). Problems that would only fail a start (an unset
+ * row saying so, never a failure of the command: status always exits 0, as the original did.
+ * Problems that would only fail a start (an unset
  * engine key variable, a missing Svcfile source) are listed under the table.
  */
 import type { NodeDriver, NodeOutcome, NodeStatus } from '../core/fleet/drivers/node-driver.ts';

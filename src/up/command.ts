@@ -1,9 +1,9 @@
 /**
- * `svc up [node…]`: one word for "bring it up here", as the original had
- * (../shared/reference/original-behaviour.md §10). With a fleet.yaml in the working directory it
- * is `svc fleet start` of the named nodes, or of every node when none is named; without one it is
- * `svc serve` with the same target rules (a path, a directory, an alias, a URL, SVC_ALIAS, else
- * ./Svcfile). It only dispatches: each command keeps its own behaviour, output and exit status.
+ * `svc up [node…]`: one word for "bring it up here", as the original had (docs/cli.md, "svc up").
+ * With a fleet.yaml in the working directory it is `svc fleet start` of the named nodes, or of
+ * every node when none is named; without one it is `svc serve` with the same target rules (a path,
+ * a directory, an alias, a URL, SVC_ALIAS, else ./Svcfile). It only dispatches: each command keeps
+ * its own behaviour, output and exit status.
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,9 +1,15 @@
 /**
  * Vitest global setup for the end-to-end project: makes `npm test` self-sufficient on a fresh
  * clone (README's two commands, on a machine with only Node and git). It installs the test engine
- * (scripts/install-test-engine.sh, a no-op when present) and tmux (the serve view is tested in a
- * real terminal) where it can, and otherwise stops the run at once with one line naming what to
- * install, instead of letting dozens of tests fail with opaque messages.
+ * (scripts/install-test-engine.sh, a no-op when present), tmux (the serve view is tested in a
+ * real terminal) and chromium (the fleet page is tested in a headless browser) where it can, and
+ * otherwise stops the run at once with one line naming what to install, instead of letting dozens
+ * of tests fail with opaque messages.
+ *
+ * Packages go in without their recommended ones: a headless browser needs none of chromium's
+ * desktop recommends (printing, mDNS, notifications, Perl), which are some 120 packages more on a
+ * bare Debian. The one font is named instead of left to chance: the fleet page's screenshot and its
+ * phone-width check lay out text, and DejaVu is what fontconfig picks first on Debian.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -47,31 +53,40 @@ function ensureEngine(): void {
   }
 }
 
-/** `command` on PATH, installing Debian's `pkg` with apt-get when missing and root (CI is). */
-function ensureAptPackage(command: string, pkg: string, why: string): void {
+/** `command` on PATH, installing Debian's `packages` with apt-get when missing and root (CI is). */
+function ensureAptPackages(command: string, packages: readonly string[], why: string): void {
   if (has(command)) {
     return;
   }
+  const names = packages.join(' ');
   const root = process.getuid?.() === 0;
   if (root && has('apt-get')) {
-    process.stderr.write(`e2e setup: installing ${pkg} with apt-get (${why})\n`);
+    process.stderr.write(`e2e setup: installing ${names} with apt-get (${why})\n`);
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     const updated = run('apt-get', ['update', '-qq'], env);
     const installed =
-      updated.status === 0 ? run('apt-get', ['install', '-y', '-qq', pkg], env) : updated;
+      updated.status === 0
+        ? run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], env)
+        : updated;
     if (installed.status === 0 && has(command)) {
       return;
     }
     throw new Error(
-      `${MISSING} ${pkg}: apt-get install ${pkg} failed (${lastLine(installed.stderr)}); install ${pkg} and rerun`,
+      `${MISSING} ${command}: apt-get install ${names} failed (${lastLine(installed.stderr)}); install ${names} and rerun`,
     );
   }
-  throw new Error(`${MISSING} ${pkg}: install it (apt-get install ${pkg}) and rerun (${why})`);
+  throw new Error(
+    `${MISSING} ${command}: install it (apt-get install --no-install-recommends ${names}) and rerun (${why})`,
+  );
 }
 
 export default function setup(): void {
   ensureBuild();
   ensureEngine();
-  ensureAptPackage('tmux', 'tmux', 'the serve view is tested in a real terminal');
-  ensureAptPackage('chromium', 'chromium', 'the fleet page is tested in a real browser');
+  ensureAptPackages('tmux', ['tmux'], 'the serve view is tested in a real terminal');
+  ensureAptPackages(
+    'chromium',
+    ['chromium', 'fonts-dejavu-core'],
+    'the fleet page is tested in a real browser',
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * What svc knows about each engine it can run: the binary, how Svcfile fields become flags, how
  * the engine is gated with a key, how its health and metrics are read, where it listens by
- * default. One row per engine (spec §1.2–§1.4; facts from ../shared/reference/engines.md). Pure
+ * default. One row per engine (spec §1.2–§1.4; facts from each engine's own docs). Pure
  * data; build-command.ts turns a row plus an EngineSpec into a command.
  */
 import type { Dialect } from './dialect.ts';
@@ -58,7 +58,7 @@ export interface EngineDefinition {
 
 const plain = (flag: string): FieldFlag => ({ flag, key: flag.replace(/^-+/, '') });
 
-/** ../shared/reference/original-behaviour.md §2.3, from llama.cpp's own argument table. */
+/** Short and alternative preset keys → the canonical flag name, from llama.cpp's own options. */
 const LLAMACPP_ALIASES: Readonly<Record<string, string>> = {
   hf: 'hf-repo',
   hfr: 'hf-repo',

@@ -1,8 +1,7 @@
 /**
- * Engine counters → TokenStats (spec §2.5), per Prometheus dialect. Facts from
- * ../shared/reference/engines.md §1.3 and §3.4: llama-server names its series `llamacpp:*` with no
- * labels and has no request counter; vLLM labels every series (summed here) and counts finished
- * requests by reason. Pure.
+ * Engine counters → TokenStats (spec §2.5), per Prometheus dialect. From each engine's metrics
+ * documentation: llama-server names its series `llamacpp:*` with no labels and has no request
+ * counter; vLLM labels every series (summed here) and counts finished requests by reason. Pure.
  */
 import type { TokenStats } from '../contract/schemas.ts';
 import type { PromSample } from './prometheus.ts';

@@ -1,8 +1,8 @@
 /**
- * The control-plane protocol of a remote environment (docs/remote.md,
- * ../shared/reference/original-behaviour.md §9): status, start (a blocking boot), stop, pause,
- * stats, keep, env and deploy, each a signed call carrying `?env=<environment>`. The transport,
- * clock and sleep are injected, so the retry rules have fast unit tests.
+ * The control-plane protocol of a remote environment (docs/remote.md): status, start (a blocking
+ * boot), stop, pause, stats, keep, env and deploy, each a signed call carrying
+ * `?env=<environment>`. The transport, clock and sleep are injected, so the retry rules have fast
+ * unit tests.
  */
 import type { DeployConfig } from '../contract/schemas.ts';
 import type { Remote, UrlKey } from './registry.ts';

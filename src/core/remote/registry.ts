@@ -1,5 +1,5 @@
 /**
- * The remote-environment registry (../shared/reference/original-behaviour.md §9): one
+ * The remote-environment registry (docs/remote.md): one
  * `<config dir>/remotes/<name>/remote.json` per environment, with the original's keys, so
  * environments registered for it work unchanged. Reading resolves a node's control-plane
  * addresses: the file, then the `SVC_REMOTE_…_URL` / `SVC_REMOTE_REGION` overrides, then the

@@ -1,5 +1,5 @@
 /**
- * The control plane's replies (../shared/reference/original-behaviour.md §9), checked and mapped,
+ * The control plane's replies (docs/remote.md), checked and mapped,
  * pure: a status reply becomes the spec's StatusResponse shape (spec §2.1) with the control
  * plane's own state vocabulary kept, a stats reply the Stats shape (spec §2.4). Only fields the
  * records define are kept: the status reply's `api_key` (a secret) never leaves this module.

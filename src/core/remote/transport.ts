@@ -1,6 +1,6 @@
 /**
  * One signed HTTP call to a control plane: signed by `signer`, bounded by a timeout, the reply
- * capped at 1 MiB (../shared/reference/original-behaviour.md §9). A connection the server dropped
+ * capped at 1 MiB (docs/remote.md, "The control-plane protocol"). A connection the server dropped
  * is told apart from other failures, because a boot retries it (control-plane.ts).
  */
 import { request } from 'undici';

@@ -7,7 +7,7 @@ import { open } from 'node:fs/promises';
 
 import type { LogsResponse } from '../contract/schemas.ts';
 
-/** GUIDE D11 and issue 4: 64 KiB when no limit is asked, never more than 256 KiB. */
+/** GUIDE D11 and spec §8: 64 KiB when no limit is asked, never more than 256 KiB. */
 export const DEFAULT_LOG_SLICE = 64 * 1024;
 export const MAX_LOG_SLICE = 256 * 1024;
 

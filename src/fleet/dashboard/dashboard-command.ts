@@ -1,8 +1,8 @@
 /**
- * `svc fleet dashboard`: the live loop around the pure layout (fleet-dashboard-layout.ts) and the
+ * `svc fleet dashboard`: the live loop around the pure layout (dashboard-layout.ts) and the
  * shared terminal driver. Every node's metrics are read on a local cadence (2 s), the selected
  * node's engine log through its byte cursor while its detail is open, and `s` / `x` start or stop
- * the selected node exactly as `svc fleet start|stop` does (fleet-start-stop.ts).
+ * the selected node exactly as `svc fleet start|stop` does (../start-stop.ts).
  */
 import type { CommandIo } from '../../core/command.ts';
 import { SvcError } from '../../core/errors.ts';

@@ -1,7 +1,7 @@
 /**
  * The dashboard's keys, one table for the handler and the footer (as the serve view's), so the
- * footer lists only what the current screen can do. Original keys kept where they exist
- * (../shared/reference/original-behaviour.md §10: enter, s, x, q; esc back from the detail).
+ * footer lists only what the current screen can do. The original's keys are kept where it had
+ * them: enter, s, x, q, and esc back from the detail.
  */
 import { decodeWith } from '../../core/view/key-decode.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The fleet file (`fleet.yaml`, ../shared/reference/original-behaviour.md §7): the nodes a gateway
+ * The fleet file (`fleet.yaml`, docs/fleet-file.md): the nodes a gateway
  * serves and the settings it routes by. Pure: YAML text and the variables it may reference in,
  * a Fleet or every problem found (each naming the node) out. The YAML itself, and the refusal of
  * unknown keys (GUIDE D20), are fleet-yaml.ts's.

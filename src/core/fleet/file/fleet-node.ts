@@ -1,5 +1,5 @@
 /**
- * One node of a fleet file (../shared/reference/original-behaviour.md §7), pure: its YAML mapping
+ * One node of a fleet file (docs/fleet-file.md, "Nodes"), pure: its YAML mapping
  * in, a FleetNode or problems naming it out. One parse branch per node kind (GUIDE D21): a
  * `daemon` is reached at its host's control API; a `remote` environment is named by its registry
  * key, has no host, and always gates its engine with a key (spec §4.2 rule 4).

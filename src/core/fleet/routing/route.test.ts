@@ -1,5 +1,5 @@
 /**
- * Routing decisions (spec §4.2, original-behaviour §8.3): which running node serves a model, ranked
+ * Routing decisions (spec §4.2 rules 3 and 5): which running node serves a model, ranked
  * by `prefer` with file order breaking ties; wait for one loading it; wake when none runs it; and
  * the engine URL and key the gateway uses to reach the chosen engine.
  */
