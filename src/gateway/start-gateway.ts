@@ -15,6 +15,7 @@ import type { Logger } from '../core/logger.ts';
 import { buildGateway } from './http/app.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { loadPage } from './page/fleet-page.ts';
+import { InFlight } from './requests/in-flight.ts';
 import { Waker } from './requests/wake.ts';
 
 export interface GatewayOptions {
@@ -59,6 +60,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     metrics,
     page: await loadPage(),
     nodes: driver,
+    inFlight: new InFlight(() => performance.now()),
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
     replyTimeoutMs: options.replyTimeoutMs,
