@@ -3,6 +3,7 @@
  * the tests call it; it returns the bound address and a close that lets in-flight streams end
  * within a short grace.
  */
+import { SvcError } from '../core/errors.ts';
 import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
 import { STATUS_TIMEOUT_MS } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, Variables } from '../core/fleet/file/fleet-file.ts';
@@ -15,6 +16,7 @@ import type { Logger } from '../core/logger.ts';
 import { buildGateway } from './http/app.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { loadPage } from './page/fleet-page.ts';
+import { InFlight } from './requests/in-flight.ts';
 import { Waker } from './requests/wake.ts';
 
 export interface GatewayOptions {
@@ -29,12 +31,38 @@ export interface GatewayOptions {
   readonly env: Variables;
 }
 
+/**
+ * The operator token (GUIDE D28), refused before listening when it cannot mean anything: its
+ * variable set nowhere (a fleet read `lenient`), or the same token as the gateway's, which would
+ * give every caller operator rights. Neither message holds a token.
+ */
+function operatorTokenOf(options: GatewayOptions): string | undefined {
+  const operator = options.fleet.operator;
+  if (operator === undefined) {
+    return undefined;
+  }
+  if (operator.token === undefined) {
+    throw new SvcError(
+      'ERR_FLEET',
+      `${operator.tokenEnv} is not set (gateway.operatorTokenEnv): export it, or put it in the .env beside ${options.fleet.path}`,
+    );
+  }
+  if (operator.token === options.token) {
+    throw new SvcError(
+      'ERR_FLEET',
+      `${operator.tokenEnv} (gateway.operatorTokenEnv) holds the gateway token itself: give operators a token of their own`,
+    );
+  }
+  return operator.token;
+}
+
 export interface RunningGateway {
   readonly address: ListenAddress;
   close(graceMs?: number): Promise<void>;
 }
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const operatorToken = operatorTokenOf(options);
   // GUIDE D21: every node is reached through its kind's driver, and only through it.
   const driver = fleetDriver({
     fleet: options.fleet,
@@ -59,8 +87,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     metrics,
     page: await loadPage(),
     nodes: driver,
+    inFlight: new InFlight(() => performance.now()),
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
+    ...(operatorToken === undefined ? {} : { operatorToken }),
     replyTimeoutMs: options.replyTimeoutMs,
     ...(options.fleet.cors === undefined ? {} : { cors: options.fleet.cors }),
     startedAt: Date.now(),

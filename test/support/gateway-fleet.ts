@@ -31,6 +31,8 @@ export interface FleetOptions {
   /** Top-level fleet-file lines (wake: off, a gateway section). */
   readonly top?: readonly string[];
   readonly gatewayArgs?: readonly string[];
+  /** Variables added to the gateway's environment (an operator token). */
+  readonly gatewayEnv?: Record<string, string>;
 }
 
 export interface GatewayFleet {
@@ -81,6 +83,7 @@ export async function startGatewayFleet(
     cwd: dir,
     configDir: join(dir, 'config-gateway'),
     args: options.gatewayArgs ?? [],
+    ...(options.gatewayEnv === undefined ? {} : { env: options.gatewayEnv }),
   });
   // The gateway reads a node's Svcfile when it first needs it: writing it now, with an engine
   // port picked after every daemon and the gateway have bound theirs, keeps the window in which

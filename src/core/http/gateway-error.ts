@@ -7,8 +7,10 @@
 /** The `code` of every refusal the gateway makes itself; OpenAI's own names where one exists. */
 export type GatewayErrorCode =
   | 'invalid_api_key'
+  | 'insufficient_permissions'
   | 'invalid_request_error'
   | 'model_not_found'
+  | 'node_busy'
   | 'unknown_url'
   | 'request_too_large'
   | 'upstream_error'

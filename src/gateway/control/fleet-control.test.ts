@@ -5,8 +5,10 @@ import type { DeployConfig, StatusResponse } from '../../core/contract/schemas.t
 import type { NodeReply } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
-import { GatewayError } from '../../core/http/gateway-error.ts';
+import { errorBody, GatewayError } from '../../core/http/gateway-error.ts';
+import { InFlight } from '../requests/in-flight.ts';
 import {
+  type ControlAsk,
   controlNode,
   type ControlView,
   fleetStats,
@@ -28,13 +30,21 @@ const refused = (status: number, detail: string): NodeReply<never> => ({
   detail,
 });
 
-/** A view of nodes a and gpu-box that keeps what was recorded, and a client that logs its calls. */
-function harness(answers: Partial<NodeControlClient> = {}): {
+interface Harness {
   view: ControlView;
   client: NodeControlClient;
   calls: string[];
   recorded: NodeSnapshot[];
-} {
+  /** Requests in flight, on a clock the test moves (`clock.now`, ms). */
+  inFlight: InFlight;
+  clock: { now: number };
+}
+
+/**
+ * A view of nodes a and gpu-box that keeps what was recorded, a client that logs its calls, and
+ * an empty count of requests in flight.
+ */
+function harness(answers: Partial<NodeControlClient> = {}): Harness {
   const calls: string[] = [];
   const recorded: NodeSnapshot[] = [];
   const view: ControlView = {
@@ -61,7 +71,33 @@ function harness(answers: Partial<NodeControlClient> = {}): {
     stats: (target) =>
       answers.stats?.(target) ?? Promise.resolve(refused(503, `${target.name} has no stats`)),
   };
-  return { view, client, calls, recorded };
+  const clock = { now: 0 };
+  return { view, client, calls, recorded, inFlight: new InFlight(() => clock.now), clock };
+}
+
+/** `POST /v1/fleet/nodes/{name}/{action}` as an operator, unless `extra` says otherwise. */
+function act(
+  test: Harness,
+  name: string,
+  action: 'start' | 'stop',
+  extra: Partial<ControlAsk> = {},
+): Promise<string> {
+  return controlNode(test.view, test.client, test.inFlight, {
+    name,
+    action,
+    rights: 'operate',
+    ...extra,
+  });
+}
+
+/** The refusal `promise` rejects with. */
+async function refusalOf(promise: Promise<unknown>): Promise<GatewayError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(GatewayError);
+  return error as GatewayError;
 }
 
 describe('nodeActionOf', () => {
@@ -83,26 +119,29 @@ describe('nodeActionOf', () => {
 
 describe('controlNode', () => {
   it("starts a node with its own source's config and records the answer as its snapshot", async () => {
-    const { view, client, calls, recorded } = harness();
-    const reply = JSON.parse(await controlNode(view, client, 'a', 'start')) as unknown;
+    const test = harness();
+    const { calls, recorded } = test;
+    const reply = JSON.parse(await act(test, 'a', 'start')) as unknown;
     expect(reply).toEqual({ name: 'a', state: 'running', version: 'dev' });
     expect(calls).toEqual(['start a /models/tiny.gguf']);
     expect(recorded).toEqual([{ node: node('a'), ok: true, status: running.value }]);
   });
 
   it('reports what runs when the node is already running (start is idempotent)', async () => {
-    const { view, client, calls } = harness({
+    const test = harness({
       start: () => Promise.resolve(refused(409, 'an engine is already running')),
     });
-    expect(JSON.parse(await controlNode(view, client, 'a', 'start'))).toMatchObject({
+    const { calls } = test;
+    expect(JSON.parse(await act(test, 'a', 'start'))).toMatchObject({
       state: 'running',
     });
     expect(calls).toEqual(['start a /models/tiny.gguf', 'status a']);
   });
 
   it('stops a node', async () => {
-    const { view, client, calls, recorded } = harness();
-    expect(JSON.parse(await controlNode(view, client, 'gpu-box', 'stop'))).toMatchObject({
+    const test = harness();
+    const { calls, recorded } = test;
+    expect(JSON.parse(await act(test, 'gpu-box', 'stop'))).toMatchObject({
       name: 'gpu-box',
       state: 'stopped',
     });
@@ -111,24 +150,112 @@ describe('controlNode', () => {
   });
 
   it('refuses an unknown node naming the closest one, calling nothing', async () => {
-    const { view, client, calls } = harness();
-    const refusal = await controlNode(view, client, 'gpu-bx', 'stop').catch((e: unknown) => e);
-    expect(refusal).toBeInstanceOf(GatewayError);
-    expect((refusal as GatewayError).status).toBe(404);
-    expect((refusal as GatewayError).message).toContain('did you mean "gpu-box"?');
+    const test = harness();
+    const { calls } = test;
+    const refusal = await refusalOf(act(test, 'gpu-bx', 'stop'));
+    expect(refusal.status).toBe(404);
+    expect(refusal.message).toContain('did you mean "gpu-box"?');
     expect(calls).toEqual([]);
   });
 
   it("passes a node's refusal on as 502 naming the node, recording nothing", async () => {
-    const { view, client, recorded } = harness({
+    const test = harness({
       stop: () => Promise.resolve(refused(500, 'engine would not stop')),
     });
-    const refusal = await controlNode(view, client, 'a', 'stop').catch((e: unknown) => e);
-    expect((refusal as GatewayError).status).toBe(502);
-    expect((refusal as GatewayError).message).toBe(
-      'node "a" refused to stop: engine would not stop',
-    );
+    const { recorded } = test;
+    const refusal = await refusalOf(act(test, 'a', 'stop'));
+    expect(refusal.status).toBe(502);
+    expect(refusal.message).toBe('node "a" refused to stop: engine would not stop');
     expect(recorded).toEqual([]);
+  });
+});
+
+describe('controlNode: operator rights (GUIDE D28)', () => {
+  it('refuses start and stop to a token that may only use the fleet: 403, calling nothing', async () => {
+    const test = harness();
+    for (const action of ['start', 'stop'] as const) {
+      const refusal = await refusalOf(act(test, 'a', action, { rights: 'use' }));
+      expect(refusal.status).toBe(403);
+      expect(JSON.parse(errorBody(refusal))).toEqual({
+        error: {
+          message:
+            "starting and stopping nodes needs the operator token (the fleet file's gateway.operatorTokenEnv); this token may use models and read the fleet",
+          type: 'invalid_request_error',
+          code: 'insufficient_permissions',
+        },
+      });
+    }
+    // Before the node is even looked up: an unknown name tells a non-operator nothing.
+    expect((await refusalOf(act(test, 'nope', 'stop', { rights: 'use' }))).status).toBe(403);
+    expect(test.calls).toEqual([]);
+    expect(test.recorded).toEqual([]);
+  });
+});
+
+describe('controlNode: a busy node (GUIDE D28)', () => {
+  it('refuses to stop a node with requests in flight: 409 naming how many, which models, how long', async () => {
+    const test = harness();
+    test.inFlight.begin('a', 'qwen');
+    test.clock.now = 4_000;
+    test.inFlight.begin('a', 'gemma');
+    test.inFlight.begin('a', 'qwen');
+    test.inFlight.begin('gpu-box', 'other');
+    test.clock.now = 12_400;
+    const refusal = await refusalOf(act(test, 'a', 'stop'));
+    expect(refusal.status).toBe(409);
+    expect(JSON.parse(errorBody(refusal))).toEqual({
+      error: {
+        message:
+          'node "a" has 3 requests in flight through this gateway (2 for qwen, 1 for gemma; the oldest has run 12s): stopping it would cut them off; stop it once they end, or stop it anyway with ?force=true',
+        type: 'invalid_request_error',
+        code: 'node_busy',
+      },
+    });
+    expect((await refusalOf(act(test, 'a', 'stop', { force: 'false' }))).status).toBe(409);
+    expect(test.calls).toEqual([]);
+  });
+
+  it('names a single request as such', async () => {
+    const test = harness();
+    test.inFlight.begin('a', 'qwen');
+    test.clock.now = 90_000;
+    expect((await refusalOf(act(test, 'a', 'stop'))).message).toContain(
+      'has 1 request in flight through this gateway (1 for qwen; the oldest has run 90s)',
+    );
+  });
+
+  it('stops a busy node anyway with force=true', async () => {
+    const test = harness();
+    test.inFlight.begin('a', 'qwen');
+    expect(JSON.parse(await act(test, 'a', 'stop', { force: 'true' }))).toMatchObject({
+      name: 'a',
+      state: 'stopped',
+    });
+    expect(test.calls).toEqual(['stop a']);
+  });
+
+  it('stops a node once its requests ended, and a node whose neighbour is busy', async () => {
+    const test = harness();
+    const release = test.inFlight.begin('a', 'qwen');
+    test.inFlight.begin('gpu-box', 'qwen');
+    release();
+    await act(test, 'a', 'stop');
+    expect(test.calls).toEqual(['stop a']);
+  });
+
+  it('refuses a force that is neither true nor false, stopping nothing', async () => {
+    const test = harness();
+    const refusal = await refusalOf(act(test, 'a', 'stop', { force: 'yes' }));
+    expect(refusal.status).toBe(400);
+    expect(refusal.message).toBe('force must be true or false, not "yes"');
+    expect(test.calls).toEqual([]);
+  });
+
+  it('starts a node whatever is in flight elsewhere (only a stop cuts requests off)', async () => {
+    const test = harness();
+    test.inFlight.begin('a', 'qwen');
+    await act(test, 'a', 'start');
+    expect(test.calls).toEqual(['start a /models/tiny.gguf']);
   });
 });
 

@@ -3,15 +3,20 @@
  * (spec §2.4: readings and their history) and starting or stopping one node. Start and stop do
  * what `svc fleet start|stop` does (the config the node's own Svcfile resolves to, with its engine
  * key), and the answer is recorded as the node's snapshot so the next `/v1/fleet` shows it. Thin on
- * purpose: every node kind answers through its driver (GUIDE D21).
+ * purpose: every node kind answers through its driver (GUIDE D21). Both are an operator's acts,
+ * and a stop does not cut off requests this gateway has in flight on the node unless the operator
+ * forces it (GUIDE D28).
  */
 import { closestName } from '../../core/closest-name.ts';
+import { formatDurationText } from '../../core/duration.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import { mapBounded } from '../../core/fleet/state/call-limiter.ts';
 import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
+import type { CallerRights } from '../http/caller-rights.ts';
+import type { InFlight, NodeInFlight } from '../requests/in-flight.ts';
 
 /** What node control needs of the gateway's view: the file's nodes, a node's source, its state. */
 export type ControlView = Pick<FleetView, 'fleet' | 'source'> & {
@@ -71,13 +76,58 @@ export async function fleetStats(
   return JSON.stringify({ nodes });
 }
 
+/** One `POST /v1/fleet/nodes/{name}/start|stop` as asked. */
+export interface ControlAsk {
+  readonly name: string;
+  readonly action: 'start' | 'stop';
+  /** What the caller's token may do (caller-rights.ts). */
+  readonly rights: CallerRights;
+  /** The `force` query parameter as given (stop only); absent when not given. */
+  readonly force?: string | null;
+}
+
+/** `?force=`: `true` stops a busy node anyway; `false` or none does not; anything else is refused. */
+function forced(force: string | null | undefined): boolean {
+  if (force === undefined || force === null || force === 'false') {
+    return false;
+  }
+  if (force === 'true') {
+    return true;
+  }
+  throw new GatewayError(400, `force must be true or false, not ${JSON.stringify(force)}`);
+}
+
+/** `2 for qwen, 1 for gemma`. */
+function modelsText(models: NodeInFlight['models']): string {
+  return Array.from(models, ([model, count]) => `${count} for ${model}`).join(', ');
+}
+
+/** GUIDE D28: the 409 for a stop that would cut off requests in flight, naming them. */
+function busyRefusal(name: string, busy: NodeInFlight): GatewayError {
+  const requests = busy.count === 1 ? '1 request' : `${busy.count} requests`;
+  return new GatewayError(
+    409,
+    `node "${name}" has ${requests} in flight through this gateway (${modelsText(busy.models)}; the oldest has run ${formatDurationText(busy.oldestMs)}): stopping it would cut them off; stop it once they end, or stop it anyway with ?force=true`,
+    { code: 'node_busy' },
+  );
+}
+
 /** `POST /v1/fleet/nodes/{name}/start|stop`: the node's new status, or a refusal naming it. */
 export async function controlNode(
   view: ControlView,
   client: NodeControlClient,
-  name: string,
-  action: 'start' | 'stop',
+  inFlight: Pick<InFlight, 'of'>,
+  ask: ControlAsk,
 ): Promise<string> {
+  const { name, action } = ask;
+  if (ask.rights !== 'operate') {
+    // GUIDE D28: the gateway token alone may use the fleet, not start or stop it.
+    throw new GatewayError(
+      403,
+      `starting and stopping nodes needs the operator token (the fleet file's gateway.operatorTokenEnv); this token may use models and read the fleet`,
+      { code: 'insufficient_permissions' },
+    );
+  }
   const node = nodeNamed(view, name);
   const askedAt = view.states.now();
   let reply: NodeReply<NodeStatus>;
@@ -96,6 +146,11 @@ export async function controlNode(
       reply = await client.status(node);
     }
   } else {
+    const force = forced(ask.force);
+    const busy = inFlight.of(node.name);
+    if (busy !== undefined && !force) {
+      throw busyRefusal(name, busy);
+    }
     reply = await client.stop(node);
   }
   if (!reply.ok) {

@@ -3,11 +3,11 @@
  * one JSON parse for the model, a routing decision from cached node state, and a streaming
  * proxy, with nothing else in between (a framework's per-request work does not fit the latency
  * budget). Preflights answer without the token (GUIDE D22), and so do the fleet page's files,
- * which hold no data; everything else is behind it.
+ * which hold no data; everything else is behind it, and starting or stopping a node needs
+ * operator rights (GUIDE D28, caller-rights.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-import { bearerChecker } from '../../core/auth/bearer.ts';
 import { logRequest, requestLogged } from '../../core/http/access-log.ts';
 import { corsHeaders, type CorsPolicy, preflightHeaders } from '../../core/http/cors.ts';
 import { errorBody, errorHeaders, GatewayError, sseError } from '../../core/http/gateway-error.ts';
@@ -24,11 +24,15 @@ import { modelIdOf } from '../models/model-endpoints.ts';
 import { modelEntry, models, topology } from '../models/snapshot-replies.ts';
 import type { PageAsset } from '../page/fleet-page.ts';
 import { complete, type CompleteDeps, type RequestContext } from '../requests/complete.ts';
+import type { InFlight } from '../requests/in-flight.ts';
+import { type CallerRights, rightsChecker } from './caller-rights.ts';
 import { isModelEndpoint, notServed } from './request-target.ts';
 
 export interface GatewayDeps extends CompleteDeps {
   readonly logger: Logger;
   readonly token?: string;
+  /** The operator token (GUIDE D28); absent lets the gateway token start and stop nodes. */
+  readonly operatorToken?: string;
   /** The fleet file's gateway.cors origins; absent allows any (GUIDE D22). */
   readonly cors?: CorsPolicy;
   /** When the gateway started (ms): the `created` of models nothing runs yet. */
@@ -38,11 +42,15 @@ export interface GatewayDeps extends CompleteDeps {
   readonly page: ReadonlyMap<string, PageAsset>;
   /** Start, stop and stats for the page's node controls. */
   readonly nodes: NodeControlClient;
+  /** This gateway's requests in flight per node: counted by complete(), read by a stop. */
+  readonly inFlight: InFlight;
 }
 
 /** The request's path and method as routed: no query, and HEAD answered like GET. */
 interface Target {
   readonly path: string;
+  /** The query string after `?`, empty when none. */
+  readonly query: string;
   readonly method: string | undefined;
   /** One of the fleet page's files (served without the token). */
   readonly asset: PageAsset | undefined;
@@ -144,15 +152,17 @@ function requestEnded(
 /** Everything behind the token: model requests, then the gateway's own endpoints. */
 async function answer(
   deps: GatewayDeps,
-  authorized: (header: string | undefined) => boolean,
+  rightsOf: (header: string | undefined) => CallerRights | undefined,
   request: IncomingMessage,
   response: ServerResponse,
   context: RequestContext,
-  { path, method }: Target,
+  target: Target,
 ): Promise<void> {
-  if (!authorized(request.headers.authorization)) {
+  const rights = rightsOf(request.headers.authorization);
+  if (rights === undefined) {
     throw new GatewayError(401, 'missing or invalid bearer token');
   }
+  const { path, method } = target;
   if (isModelEndpoint(method, path)) {
     await complete(deps, request, response, context);
     return;
@@ -175,7 +185,7 @@ async function answer(
     sendJson(response, 200, await topology(deps));
     return;
   }
-  await answerOwn(deps, request, response, { path, method });
+  await answerOwn(deps, request, response, target, rights);
 }
 
 /** The gateway's own endpoints beyond the OpenAI ones: its metrics and the fleet page's data. */
@@ -183,7 +193,8 @@ async function answerOwn(
   deps: GatewayDeps,
   request: IncomingMessage,
   response: ServerResponse,
-  { path, method }: Pick<Target, 'path' | 'method'>,
+  { path, query, method }: Target,
+  rights: CallerRights,
 ): Promise<void> {
   if (method === 'GET' && path === '/metrics') {
     const { contentType, body } = await deps.metrics.exposition(
@@ -197,10 +208,20 @@ async function answerOwn(
     sendJson(response, 200, await fleetStats(deps.view, deps.nodes));
     return;
   }
+  if (method === 'GET' && path === '/v1/fleet/rights') {
+    // What this token may do, so the fleet page shows node controls only to an operator.
+    sendJson(response, 200, JSON.stringify({ operator: rights === 'operate' }));
+    return;
+  }
   const action = method === 'POST' ? nodeActionOf(path) : undefined;
   if (action !== undefined) {
     request.resume();
-    sendJson(response, 200, await controlNode(deps.view, deps.nodes, action.name, action.action));
+    const force = new URLSearchParams(query).get('force');
+    sendJson(
+      response,
+      200,
+      await controlNode(deps.view, deps.nodes, deps.inFlight, { ...action, rights, force }),
+    );
     return;
   }
   throw notServed(request.method, path);
@@ -212,11 +233,19 @@ function targetOf(deps: GatewayDeps, request: IncomingMessage): Target {
   const path = query < 0 ? url : url.slice(0, query);
   // HEAD answers like GET; node:http leaves the body out of a HEAD reply.
   const method = request.method === 'HEAD' ? 'GET' : request.method;
-  return { path, method, asset: method === 'GET' ? deps.page.get(path) : undefined };
+  return {
+    path,
+    query: query < 0 ? '' : url.slice(query + 1),
+    method,
+    asset: method === 'GET' ? deps.page.get(path) : undefined,
+  };
 }
 
 export function buildGateway(deps: GatewayDeps): Server {
-  const authorized = bearerChecker(deps.token);
+  const rightsOf = rightsChecker({
+    ...(deps.token === undefined ? {} : { token: deps.token }),
+    ...(deps.operatorToken === undefined ? {} : { operatorToken: deps.operatorToken }),
+  });
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
     const context: RequestContext = {
       startedAt: performance.now(),
@@ -248,7 +277,7 @@ export function buildGateway(deps: GatewayDeps): Server {
         response.setHeader(name, value);
       }
     }
-    answer(deps, authorized, request, response, context, target).catch((error: unknown) => {
+    answer(deps, rightsOf, request, response, context, target).catch((error: unknown) => {
       fail(deps, request, response, context, error);
     });
   };
@@ -256,7 +285,7 @@ export function buildGateway(deps: GatewayDeps): Server {
   // With a listener here node:http no longer answers 100 Continue itself: a caller with a wrong
   // token gets its 401 before it uploads the body.
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
-    if (authorized(request.headers.authorization)) {
+    if (rightsOf(request.headers.authorization) !== undefined) {
       response.writeContinue();
     }
     handler(request, response);

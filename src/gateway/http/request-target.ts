@@ -15,6 +15,7 @@ export const SERVED_PATHS = [
   'GET /v1/models/{id}',
   'GET /v1/fleet',
   'GET /v1/fleet/stats',
+  'GET /v1/fleet/rights',
   'POST /v1/fleet/nodes/{name}/start',
   'POST /v1/fleet/nodes/{name}/stop',
   'GET /metrics',

@@ -24,6 +24,7 @@ export type MetricsRoute =
   | '/v1/models/{id}'
   | '/v1/fleet'
   | '/v1/fleet/stats'
+  | '/v1/fleet/rights'
   | '/v1/fleet/nodes/{name}/start'
   | '/v1/fleet/nodes/{name}/stop'
   | '/health'
@@ -44,6 +45,7 @@ export function routeOf(path: string, isPage: boolean): MetricsRoute {
     case '/v1/models':
     case '/v1/fleet':
     case '/v1/fleet/stats':
+    case '/v1/fleet/rights':
     case '/health':
     case '/metrics':
       return path;

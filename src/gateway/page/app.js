@@ -1,6 +1,7 @@
 // The fleet page's script: no framework, no build step, nothing fetched but the gateway's own
 // JSON. Every data call carries the gateway token, asked once and kept in sessionStorage (this tab
-// only). Data reaches the page through textContent and DOM attributes only, never as HTML.
+// only). Data reaches the page through textContent and DOM attributes only, never as HTML. Start
+// and Stop buttons show only when the gateway says this token may use them (/v1/fleet/rights).
 'use strict';
 
 const TOKEN_KEY = 'svc-gateway-token';
@@ -127,7 +128,7 @@ function tokensPerSecond(name, stats) {
   return (tokens - previous.tokens) / ((now - previous.at) / 1000);
 }
 
-function nodeCard(node, stats, statsError) {
+function nodeCard(node, stats, statsError, operator) {
   const card = el('li', { class: 'node', 'data-node': node.name });
   const head = el('header');
   head.append(el('h3', {}, node.name));
@@ -180,6 +181,9 @@ function nodeCard(node, stats, statsError) {
     card.append(el('p', { class: 'hint' }, `readings: ${statsError}`));
   }
 
+  if (!operator) {
+    return card;
+  }
   const actions = el('div', { class: 'row' });
   const running = node.state === 'running';
   const button = el(
@@ -232,16 +236,17 @@ async function refresh() {
     return;
   }
   try {
-    const [fleet, stats] = await Promise.all([
+    const [fleet, stats, rights] = await Promise.all([
       call('/v1/fleet').then((r) => r.json()),
       call('/v1/fleet/stats').then((r) => r.json()),
+      call('/v1/fleet/rights').then((r) => r.json()),
     ]);
     const byName = new Map(stats.nodes.map((entry) => [entry.name, entry]));
     const focused = document.activeElement && document.activeElement.getAttribute('aria-label');
     ui.nodes.replaceChildren(
       ...fleet.nodes.map((node) => {
         const entry = byName.get(node.name) || {};
-        return nodeCard(node, entry.stats, entry.error);
+        return nodeCard(node, entry.stats, entry.error, rights.operator === true);
       }),
     );
     // Keep keyboard focus on the same control across a refresh.

@@ -12,6 +12,7 @@ import { proxiedReplyHeaders } from '../http/reply-headers.ts';
 import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import { proxy } from '../relay/proxy.ts';
+import type { InFlight } from './in-flight.ts';
 import type { Waker } from './wake.ts';
 import { withWakeProgress } from './wake-progress.ts';
 
@@ -25,6 +26,8 @@ export interface CompleteDeps {
   readonly replyTimeoutMs: number;
   /** Counts the requests held for a waking or loading node. */
   readonly metrics: Pick<GatewayMetrics, 'waitStarted' | 'waitEnded'>;
+  /** This gateway's requests in flight per node: a stop of a busy node asks it (GUIDE D28). */
+  readonly inFlight: Pick<InFlight, 'begin'>;
 }
 
 /** What one request's log line says beyond method and path (never a body or a header). */
@@ -115,16 +118,23 @@ export async function complete(
   }
   context.node = target.node.name;
   const gatewayMs = performance.now() - arrived - (wakeMs ?? 0);
-  await proxy(target, {
-    incoming: request,
-    outgoing: response,
-    body,
-    streaming,
-    replyTimeoutMs: deps.replyTimeoutMs,
-    context,
-    extraHeaders: proxiedReplyHeaders(target.node.name, {
-      gatewayMs,
-      ...(wakeMs === undefined ? {} : { wakeMs }),
-    }),
-  });
+  // From dispatch until the relay settles: the reply's end, its failure, or the caller's
+  // hang-up (the relay aborts the engine request and settles then), whichever comes first.
+  const release = deps.inFlight.begin(target.node.name, model);
+  try {
+    await proxy(target, {
+      incoming: request,
+      outgoing: response,
+      body,
+      streaming,
+      replyTimeoutMs: deps.replyTimeoutMs,
+      context,
+      extraHeaders: proxiedReplyHeaders(target.node.name, {
+        gatewayMs,
+        ...(wakeMs === undefined ? {} : { wakeMs }),
+      }),
+    });
+  } finally {
+    release();
+  }
 }

@@ -16,7 +16,7 @@ const example = /```yaml\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
 
 describe('docs/fleet-file.md', () => {
   it('has an example that parses into the fleet it describes', () => {
-    const env = { GPU_A_TOKEN: 'a', GPU_B_TOKEN: 'b', ENGINE_KEY: 'k' };
+    const env = { GPU_A_TOKEN: 'a', GPU_B_TOKEN: 'b', ENGINE_KEY: 'k', OPERATOR_TOKEN: 'o' };
     const result = parseFleet(example, 'fleet.yaml', { env, dotenv: {} });
     expect(result.ok ? undefined : result.problems).toBeUndefined();
     if (!result.ok) {
@@ -31,6 +31,7 @@ describe('docs/fleet-file.md', () => {
       name: 'gpu-gw:4000',
     });
     expect(result.value.cors).toEqual(['https://chat.example']);
+    expect(result.value.operator).toEqual({ tokenEnv: 'OPERATOR_TOKEN', token: 'o' });
     expect(result.value.nodes.map((node) => [node.name, asDaemon(node).port, node.wake])).toEqual([
       ['gpu-a', 4242, 'on'],
       ['gpu-b', 4242, 'off'],

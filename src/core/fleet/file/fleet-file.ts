@@ -7,6 +7,7 @@
 import { corsOrigins } from '../../http/cors.ts';
 import { failed, ok, type Result } from '../../project/diagnostics.ts';
 import { type FleetNode, isRecord, parseNode, wakeOf, type WakePolicy } from './fleet-node.ts';
+import { type FleetOperator, operatorOf } from './fleet-operator.ts';
 import { readFleetYaml } from './fleet-yaml.ts';
 
 export type {
@@ -16,6 +17,7 @@ export type {
   RemoteNode,
   WakePolicy,
 } from './fleet-node.ts';
+export type { FleetOperator } from './fleet-operator.ts';
 export type Preference = 'idle' | 'active';
 
 export interface Fleet {
@@ -32,6 +34,8 @@ export interface Fleet {
   readonly gateway?: FleetGateway;
   /** `gateway.cors`: the origins browsers may call the gateway from; absent allows any (GUIDE D22). */
   readonly cors?: readonly string[];
+  /** `gateway.operatorTokenEnv` (GUIDE D28): the operator token's variable, and its value when set. */
+  readonly operator?: FleetOperator;
 }
 
 /** The fleet file's `gateway` section: where agents reach the fleet and the token they present. */
@@ -54,7 +58,7 @@ export interface FleetSources {
   /**
    * `required` (the default) makes a node's unset token variable a problem; `lenient` leaves its
    * value absent (keeping the variable's name) for commands that need only the `gateway` section,
-   * or one node they check themselves (GUIDE D24).
+   * or one node they check themselves (GUIDE D24). The operator token's variable follows it too.
    */
   readonly nodeTokens?: 'required' | 'lenient';
 }
@@ -160,9 +164,20 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
   if (isRecord(rawGateway) && rawGateway['cors'] !== undefined) {
     cors = corsOrigins(rawGateway['cors'], problem);
   }
-  // A section that only restricts CORS needs no url: the url is for agents, the list for browsers.
-  const corsOnly = isRecord(rawGateway) && rawGateway['url'] === undefined && cors !== undefined;
-  if (rawGateway !== undefined && !corsOnly) {
+  const operator = isRecord(rawGateway)
+    ? operatorOf(rawGateway['operatorTokenEnv'], {
+        lookup: (name) => lookup(name, sources),
+        lenient: sources.nodeTokens === 'lenient',
+        problem,
+      })
+    : undefined;
+  // A section that only restricts CORS or names the operator token needs no url: the url is for
+  // agents, the rest for the gateway itself.
+  const serverOnly =
+    isRecord(rawGateway) &&
+    rawGateway['url'] === undefined &&
+    (cors !== undefined || rawGateway['operatorTokenEnv'] !== undefined);
+  if (rawGateway !== undefined && !serverOnly) {
     if (
       !isRecord(rawGateway) ||
       typeof rawGateway['url'] !== 'string' ||
@@ -238,5 +253,6 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(gateway === undefined ? {} : { gateway }),
     ...(cors === undefined ? {} : { cors }),
+    ...(operator === undefined ? {} : { operator }),
   });
 }

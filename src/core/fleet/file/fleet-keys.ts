@@ -34,7 +34,15 @@ export const FLEET_KEYS: KeyTable = {
   prefer: 'value',
   wake: 'value',
   concurrency: { keys: { total: 'value', tags: 'free' } },
-  gateway: { keys: { url: 'value', tokenEnv: 'value', name: 'value', cors: 'value' } },
+  gateway: {
+    keys: {
+      url: 'value',
+      tokenEnv: 'value',
+      name: 'value',
+      cors: 'value',
+      operatorTokenEnv: 'value',
+    },
+  },
   // The engine key variable of remote nodes that name none (spec §4.2 rule 4).
   apiKeyEnv: 'value',
 };
