@@ -5,21 +5,49 @@
  * or forwarded by svc. A requested stop signals the engine's group: SIGTERM, then SIGKILL after
  * the grace period (GUIDE D10).
  */
-import { type ChildProcess, spawn, type StdioOptions } from 'node:child_process';
+import { spawn, type SpawnOptions, type StdioOptions } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Readable } from 'node:stream';
 
 import { SvcError } from '../errors.ts';
-import { decodeEvents, type WatchdogEvent } from './engine-watchdog.ts';
+import { describeExit, type EngineExit } from './engine-exit.ts';
 import { signalGroup } from './process-group.ts';
+import { type EngineTimers, startWindow, within } from './start-window.ts';
+import { type WatchdogChild, watchWatchdog } from './watchdog-events.ts';
 import { watchdogPath } from './watchdog-path.ts';
 
-export interface EngineExit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
+export { describeExit, type EngineExit } from './engine-exit.ts';
+export { START_PROBE_MS } from './start-window.ts';
+
+/**
+ * What an engine process touches beyond its log: the watchdog's spawn, the group signal, the clock and the
+ * timer. Injected (the real ones by default) so the start window and the stop's escalation have
+ * unit tests without processes or waiting.
+ */
+export interface EngineProcessEdges extends EngineTimers {
+  /** Starts the engine watchdog (dist/watchdog.js) with the engine's command line. */
+  readonly spawnWatchdog: (engineArgv: readonly string[], options: SpawnOptions) => WatchdogChild;
+  readonly signalGroup: (pgid: number, signal: NodeJS.Signals) => void;
 }
+
+export const ENGINE_PROCESS_EDGES: EngineProcessEdges = {
+  spawnWatchdog: (engineArgv, options) =>
+    spawn(process.execPath, [watchdogPath(), ...engineArgv], options),
+  signalGroup: (pgid, signal) => {
+    signalGroup(pgid, signal);
+  },
+  now: () => Date.now(),
+  setTimer: (callback, ms) => {
+    const timer = setTimeout(callback, ms);
+    return () => {
+      clearTimeout(timer);
+    };
+  },
+};
+
+/** How long a SIGKILLed group may take to be gone before the stop calls it stuck. */
+export const KILL_WAIT_MS = 5_000;
 
 /**
  * Where engine output goes. `log`: the engine writes the log file itself (daemon, serve's view).
@@ -51,28 +79,6 @@ export interface EngineProcessOptions {
   readonly answering?: () => Promise<boolean>;
 }
 
-export const START_PROBE_MS = 100;
-
-/** The start window: the engine's exit within it, or 'started' when it ends or the engine answers. */
-async function startWindow(
-  exited: Promise<EngineExit>,
-  windowMs: number,
-  answering: (() => Promise<boolean>) | undefined,
-): Promise<EngineExit | 'started'> {
-  const deadline = Date.now() + windowMs;
-  for (;;) {
-    const left = deadline - Date.now();
-    const step = answering === undefined ? left : Math.min(left, START_PROBE_MS);
-    const outcome = await waitFor(exited, Math.max(0, step));
-    if (outcome !== 'timeout') {
-      return outcome;
-    }
-    if (Date.now() >= deadline || (answering !== undefined && (await answering()))) {
-      return 'started';
-    }
-  }
-}
-
 export interface EngineProcess {
   /** The engine's pid, which is also its process group id. */
   readonly pid: number;
@@ -98,102 +104,15 @@ export class EngineStartError extends SvcError {
   }
 }
 
-export function describeExit(exit: EngineExit): string {
-  return exit.signal === null ? `exit code ${exit.code ?? '?'}` : `signal ${exit.signal}`;
-}
-
-function waitFor<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      resolve('timeout');
-    }, ms);
-    void promise.then((value) => {
-      clearTimeout(timer);
-      resolve(value);
-    });
-  });
-}
-
-/**
- * The watchdog's events, as promises: the first of spawned/error, and its end. The engine's exit
- * settles when the watchdog has ended, that is once the whole group is gone, so "stopped" or
- * "crashed" always means nothing of the engine is left (its port and GPU memory are free).
- */
-function watch(child: ChildProcess): {
-  spawned: Promise<{ pid: number } | { error: string }>;
-  /** The engine's own exit as soon as the watchdog reports it (the start window needs it fast). */
-  engineExited: Promise<EngineExit>;
-  exited: Promise<EngineExit>;
-  closed: Promise<void>;
-  exitReported: () => boolean;
-} {
-  let reported: EngineExit | undefined;
-  let onReported: (exit: EngineExit) => void = () => undefined;
-  const engineExited = new Promise<EngineExit>((resolve) => {
-    onReported = resolve;
-  });
-  let onSpawned: (value: { pid: number } | { error: string }) => void = () => undefined;
-  const spawned = new Promise<{ pid: number } | { error: string }>((resolve) => {
-    onSpawned = resolve;
-  });
-  const handle = (event: WatchdogEvent): void => {
-    if (event.event === 'spawned') {
-      onSpawned({ pid: event.pid });
-    } else if (event.event === 'error') {
-      onSpawned({ error: event.message });
-    } else {
-      reported = { code: event.code, signal: event.signal as NodeJS.Signals | null };
-      onReported(reported);
-    }
-  };
-  let buffered = '';
-  const status = child.stdio[3] as Readable | null;
-  status?.on('data', (chunk: Buffer) => {
-    const { events, rest } = decodeEvents(buffered + chunk.toString('utf8'));
-    buffered = rest;
-    events.forEach(handle);
-  });
-  // Only the watchdog holds the status pipe, so its end means every event has been read.
-  const statusRead = new Promise<void>((resolve) => {
-    if (status === null) {
-      resolve();
-      return;
-    }
-    status.once('close', resolve);
-    status.once('error', () => {
-      resolve();
-    });
-  });
-  let onExit: (exit: EngineExit) => void = () => undefined;
-  const exited = new Promise<EngineExit>((resolve) => {
-    onExit = resolve;
-  });
-  const closed = new Promise<void>((resolve) => {
-    child.once('error', (error) => {
-      onSpawned({ error: error.message });
-      resolve();
-    });
-    child.once('exit', (code, signal) => {
-      void statusRead.then(() => {
-        // Settles nothing already settled. Without a reported exit the watchdog itself was
-        // killed; its own end stands in.
-        onSpawned({ error: `the engine watchdog ended (${describeExit({ code, signal })})` });
-        onExit(reported ?? { code, signal });
-        onReported(reported ?? { code, signal });
-        resolve();
-      });
-    });
-  });
-  return { spawned, engineExited, exited, closed, exitReported: () => reported !== undefined };
-}
-
-export async function startEngineProcess(options: EngineProcessOptions): Promise<EngineProcess> {
+export async function startEngineProcess(
+  options: EngineProcessOptions,
+  edges: EngineProcessEdges = ENGINE_PROCESS_EDGES,
+): Promise<EngineProcess> {
   const { output } = options;
   const logPath = output.kind === 'forward' ? undefined : output.path;
   if (logPath !== undefined) {
     await mkdir(dirname(logPath), { recursive: true, mode: 0o700 });
   }
-  const watchdog = watchdogPath();
   const log = logPath === undefined ? undefined : await open(logPath, 'a', 0o600);
   // fd 0: the lifeline (EOF when svc is gone); fd 3: the watchdog's status events.
   const stdio: StdioOptions =
@@ -202,11 +121,11 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
       : output.kind === 'forward'
         ? ['pipe', 'inherit', 'inherit', 'pipe']
         : ['pipe', 'pipe', 'pipe', 'pipe'];
-  let child: ChildProcess;
+  let child: WatchdogChild | undefined;
   let logClosed = false;
   try {
     // Its own session: a group kill of the engine, or a terminal's Ctrl+C to svc, never reaches it.
-    child = spawn(process.execPath, [watchdog, options.bin, ...options.args], {
+    child = edges.spawnWatchdog([options.bin, ...options.args], {
       detached: true,
       stdio,
       env: { ...options.env },
@@ -224,13 +143,13 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
     }
   } finally {
     // With `log` the child holds its own copy of the descriptor; with `log+forward` ours stays
-    // open until the engine's streams end.
-    if (output.kind === 'log') {
+    // open until the engine's streams end (unless there is no engine).
+    if (output.kind === 'log' || child === undefined) {
       await log?.close();
     }
   }
   // Listen before anything else awaits: 'spawn', 'error' and the status pipe fire on later ticks.
-  const { spawned, engineExited, exited, closed, exitReported } = watch(child);
+  const { spawned, engineExited, exited, closed, exitReported } = watchWatchdog(child);
   // The lifeline has done its work once the watchdog is gone; left open it would keep svc's
   // event loop alive (serve ends when its loop empties).
   void closed.then(() => {
@@ -250,7 +169,7 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
   const pid = started.pid;
   const watchdogPid = child.pid ?? 0;
 
-  const early = await startWindow(engineExited, options.startWindowMs, options.answering);
+  const early = await startWindow(edges, engineExited, options.startWindowMs, options.answering);
   if (early !== 'started') {
     throw new EngineStartError(`the engine exited during start-up (${describeExit(early)})`, early);
   }
@@ -259,23 +178,23 @@ export async function startEngineProcess(options: EngineProcessOptions): Promise
   // (Only then: after a reported exit the group is empty and its id may be reused.)
   void closed.then(() => {
     if (!exitReported()) {
-      signalGroup(pid, 'SIGKILL');
+      edges.signalGroup(pid, 'SIGKILL');
     }
   });
 
   return {
     pid,
     watchdogPid,
-    startedAt: new Date(),
+    startedAt: new Date(edges.now()),
     exited,
     async stop(graceMs) {
       // The watchdog ends once the group is empty, so its end is "everything is gone".
-      signalGroup(pid, 'SIGTERM');
-      if ((await waitFor(closed, graceMs)) !== 'timeout') {
+      edges.signalGroup(pid, 'SIGTERM');
+      if ((await within(edges, closed, graceMs)) !== 'timeout') {
         return 'terminated';
       }
-      signalGroup(pid, 'SIGKILL');
-      return (await waitFor(closed, 5_000)) === 'timeout' ? 'stuck' : 'killed';
+      edges.signalGroup(pid, 'SIGKILL');
+      return (await within(edges, closed, KILL_WAIT_MS)) === 'timeout' ? 'stuck' : 'killed';
     },
   };
 }

@@ -8,11 +8,8 @@ import { buildCommand } from '../engines/build-command.ts';
 import { engineEndpoint, localEngineUrl } from '../engines/engine-endpoint.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
 import { type EngineDefinition, ENGINES } from '../engines/engine-table.ts';
-import { locateBinary } from '../engines/locate-binary.ts';
 import { SvcError } from '../errors.ts';
-import { readKeyFile } from '../fs/read-key-file.ts';
 import type { Logger } from '../logger.ts';
-import { checkReadiness } from '../metrics/readiness.ts';
 import type { StateRecord } from '../state/record.ts';
 import {
   describeExit,
@@ -20,13 +17,11 @@ import {
   type EngineOutput,
   type EngineProcess,
   EngineStartError,
-  startEngineProcess,
 } from './engine-process.ts';
 import { logSize, readLogTail } from './log-tail.ts';
 import { missingModelFile } from './model-file.ts';
-import { clearPidRecord, writePidRecord } from './pid-record.ts';
-import { procStat } from './process-group.ts';
 import { redactArgs } from './redact-args.ts';
+import { SUPERVISOR_EDGES, type SupervisorEdges } from './supervisor-edges.ts';
 
 /** Engine log lines a failed start's 400 quotes, and a crash's `lastExit` keeps. */
 export const START_FAILURE_LINES = 10;
@@ -52,7 +47,6 @@ export interface SupervisorOptions {
   readonly monitor?: EngineMonitor;
   /** Told once per engine when it has exited; `requested` is false for a crash. */
   readonly onExit?: (exit: EngineExit, requested: boolean) => void;
-  readonly now?: () => Date;
   /** Values never to appear in a quoted log line (the API token); the engine key comes with a launch. */
   readonly secrets?: readonly string[];
 }
@@ -75,11 +69,10 @@ export class Supervisor {
   private stopping = false;
   /** Where this run's lines begin in the (never rotated) log, and what to redact from them. */
   private tail: { from: number; secrets: readonly string[] } = { from: 0, secrets: [] };
-  private readonly now: () => Date;
-
-  constructor(private readonly options: SupervisorOptions) {
-    this.now = options.now ?? (() => new Date());
-  }
+  constructor(
+    private readonly options: SupervisorOptions,
+    private readonly edges: SupervisorEdges = SUPERVISOR_EDGES,
+  ) {}
 
   /** True from the moment a start is accepted, so two starts can never both launch an engine. */
   private starting = false;
@@ -115,7 +108,7 @@ export class Supervisor {
     const { spec } = launch;
     const engine = ENGINES[spec.runner];
     const command = buildCommand(spec);
-    const bin = locateBinary(spec.runner, this.options.env['PATH']);
+    const bin = this.edges.locateBinary(spec.runner, this.options.env['PATH']);
     // spec §1.6: failed starts are shown at error, with the reason (never the engine's output).
     const refuse = (reason: string): never => {
       logger.error('engine start failed', { runner: spec.runner, reason });
@@ -156,7 +149,7 @@ export class Supervisor {
     const health = engine.health;
     let started: EngineProcess;
     try {
-      started = await startEngineProcess({
+      started = await this.edges.startEngine({
         bin,
         args: command.args,
         env,
@@ -165,9 +158,7 @@ export class Supervisor {
         ...(health === undefined
           ? {}
           : {
-              answering: async () =>
-                (await checkReadiness(health, baseUrl, await readKeyFile(spec.keyFile), 500)) ===
-                'ready',
+              answering: () => this.edges.answers(health, baseUrl, spec.keyFile),
             }),
       });
     } catch (error) {
@@ -189,8 +180,8 @@ export class Supervisor {
     try {
       await launch.commit?.();
       if (this.options.pidPath !== undefined) {
-        const startTime = procStat(started.pid)?.startTime;
-        await writePidRecord(this.options.pidPath, {
+        const startTime = this.edges.pidRecord.startTime(started.pid);
+        await this.edges.pidRecord.write(this.options.pidPath, {
           pid: started.pid,
           bin,
           startedAt: started.startedAt.toISOString(),
@@ -209,7 +200,7 @@ export class Supervisor {
       runner: spec.runner,
       ...(spec.model === undefined ? {} : { model: spec.model }),
       ...(spec.alias === undefined ? {} : { servedName: spec.alias }),
-      startedAt: this.now(),
+      startedAt: this.edges.now(),
       endpoint,
       ...(this.options.output.kind === 'forward' ? {} : { logPath: this.options.output.path }),
     });
@@ -236,7 +227,7 @@ export class Supervisor {
     this.engine = undefined;
     this.options.monitor?.end();
     if (this.options.pidPath !== undefined) {
-      await clearPidRecord(this.options.pidPath).catch((error: unknown) => {
+      await this.edges.pidRecord.clear(this.options.pidPath).catch((error: unknown) => {
         this.options.logger.warn('could not remove the engine pid record', {
           reason: (error as Error).message,
         });
@@ -248,7 +239,7 @@ export class Supervisor {
     } else {
       // GUIDE D7: any unprompted exit is a crash, whatever its code; never restarted. GUIDE D23:
       // status keeps how it ended, with the last lines it wrote, until the next start.
-      const at = this.now();
+      const at = this.edges.now();
       const logTail = await this.lastLines(CRASH_TAIL_LINES).catch(() => []);
       this.options.record.ended('crashed', {
         ...(exit.signal === null ? { exitCode: exit.code ?? -1 } : { signal: exit.signal }),

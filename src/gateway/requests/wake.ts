@@ -2,68 +2,42 @@
  * Waking (spec §4.2 rule 5): when nothing serves the requested model, start a stopped node whose
  * own Svcfile describes it and hold the request until its engine answers, within the wake
  * timeout. Concurrent requests share one start per node; a timeout leaves the engine running.
+ * The clock, the pause between asks and the engine-port probe are injected (wake-edges.ts).
  */
-import { connect } from 'node:net';
-
-import { formatDurationText } from '../../core/duration.ts';
 import type { NodeDriver, NodeSource } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
-import {
-  describeFleet,
-  type EngineTarget,
-  engineTarget,
-  serves,
-} from '../../core/fleet/routing/route.ts';
+import { describeFleet, type EngineTarget } from '../../core/fleet/routing/route.ts';
 import { wakeOrder, wakeVerdict } from '../../core/fleet/routing/wake-choice.ts';
-import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { WakeObserver } from '../metrics/gateway-metrics.ts';
 import { wakeableModels } from '../models/model-endpoints.ts';
 import { availableText, modelEntries } from '../models/models-list.ts';
-
-// A waking node is asked often: the wake gap (engine ready → first byte, docs/benchmarks.md) is
-// bounded by this plus the daemon's own readiness poll.
-const POLL_MS = 100;
-/** A timed-out wake leaves the engine loading: a retry after this long may find it ready. */
-const RETRY_AFTER_WAKE_TIMEOUT_S = 30;
-
-/** Whether something accepts TCP connections at `origin` within a second. */
-function accepts(origin: string): Promise<boolean> {
-  const url = new URL(origin);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  return new Promise((resolve) => {
-    const socket = connect({
-      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-      port,
-      timeout: 1_000,
-    });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-    socket.once('timeout', () => done(false));
-  });
-}
+import { waitReady, wakeTimedOut } from './wait-ready.ts';
+import { WAKE_EDGES, type WakeEdges } from './wake-edges.ts';
 
 export class Waker {
   private readonly inflight = new Map<string, Promise<EngineTarget>>();
 
   constructor(
-    private readonly view: FleetView,
+    private readonly view: Pick<FleetView, 'fleet' | 'states' | 'source' | 'wakeableModel'>,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
-    private readonly client: NodeDriver,
+    private readonly client: Pick<NodeDriver, 'start' | 'status'>,
     private readonly observer: WakeObserver = { wakeEnded: () => undefined },
+    private readonly edges: WakeEdges = WAKE_EDGES,
   ) {}
+
+  private waitReady(node: FleetNode, model: string, deadline: number): Promise<EngineTarget> {
+    const { view, client, edges, timeoutMs } = this;
+    return waitReady({ view, client, edges, timeoutMs }, node, model, deadline);
+  }
 
   /** Waits for a node that is already loading the model (GUIDE D13). */
   waitFor(node: FleetNode, model: string): Promise<EngineTarget> {
     return this.coalesce(node, () =>
-      this.waitReady(node, model, Date.now() + this.timeoutMs),
+      this.waitReady(node, model, this.edges.now() + this.timeoutMs),
     ).catch((error: unknown) => {
       // The node switched models while we waited: an upstream failure naming it (GUIDE D19).
       if (error instanceof GatewayError && error.status === 409) {
@@ -160,7 +134,7 @@ export class Waker {
         { code: 'upstream_error' },
       );
     }
-    const now = Date.now();
+    const now = this.edges.now();
     const available = availableText(
       modelEntries(
         snapshots,
@@ -199,14 +173,14 @@ export class Waker {
     source: NodeSource,
     model: string,
   ): Promise<EngineTarget> {
-    const began = performance.now();
+    const began = this.edges.now();
     try {
       const target = await this.startAndWaitOnce(node, source, model);
-      this.observer.wakeEnded(node.name, 'ready', (performance.now() - began) / 1000);
+      this.observer.wakeEnded(node.name, 'ready', (this.edges.now() - began) / 1000);
       return target;
     } catch (error) {
       const outcome = error instanceof GatewayError && error.status === 504 ? 'timeout' : 'failed';
-      this.observer.wakeEnded(node.name, outcome, (performance.now() - began) / 1000);
+      this.observer.wakeEnded(node.name, outcome, (this.edges.now() - began) / 1000);
       throw error;
     }
   }
@@ -216,7 +190,7 @@ export class Waker {
     source: NodeSource,
     model: string,
   ): Promise<EngineTarget> {
-    const deadline = Date.now() + this.timeoutMs;
+    const deadline = this.edges.now() + this.timeoutMs;
     this.logger.info('waking node', { node: node.name, model });
     const started = await this.client.start(node, source, { deadline });
     if (!started.ok) {
@@ -224,71 +198,12 @@ export class Waker {
         // Someone else started it: fine if it now serves the model.
         return this.waitReady(node, model, deadline);
       }
-      if (Date.now() >= deadline) {
+      if (this.edges.now() >= deadline) {
         // A blocking boot (a remote environment) ran out of the wake timeout (GUIDE D19: 504).
-        throw this.timedOut(node);
+        throw wakeTimedOut(node, this.timeoutMs);
       }
       throw new GatewayError(409, `start refused: ${started.detail}`);
     }
     return this.waitReady(node, model, deadline);
-  }
-
-  /** GUIDE D19: a wake timeout is a 504; the engine keeps loading, so a retry can help. */
-  private timedOut(node: FleetNode): GatewayError {
-    return new GatewayError(
-      504,
-      `node "${node.name}" did not answer within ${formatDurationText(this.timeoutMs)}: its engine may still be loading, so it has been left running; check \`svc fleet status\``,
-      { code: 'wake_timeout', retryAfterSeconds: RETRY_AFTER_WAKE_TIMEOUT_S },
-    );
-  }
-
-  private async waitReady(node: FleetNode, model: string, deadline: number): Promise<EngineTarget> {
-    // Our daemons report readiness within their first sampler tick; only a daemon that still has
-    // not after a few seconds is one that predates the check.
-    const trustReadinessUntil = Date.now() + 3_000;
-    for (;;) {
-      // Asked directly, never joined with a background call that may predate the start.
-      const askedAt = this.view.states.now();
-      const reply = await this.client.status(node);
-      this.view.states.record(snapshotOf(node, reply), askedAt);
-      if (reply.ok) {
-        const snapshot = { node, ok: true as const, status: reply.value };
-        const { state, ready } = reply.value;
-        if (state === 'crashed') {
-          throw new GatewayError(
-            502,
-            `node "${node.name}" crashed while starting ${model}: check its engine log${reply.value.logPath === undefined ? '' : ` (${reply.value.logPath})`}`,
-            { code: 'wake_failed' },
-          );
-        }
-        if (state === 'stopped' || state === 'idle') {
-          throw new GatewayError(
-            502,
-            `node "${node.name}" was stopped while it was starting ${model}`,
-            { code: 'wake_failed' },
-          );
-        }
-        if (!serves(snapshot, model)) {
-          throw new GatewayError(
-            409,
-            `node "${node.name}" is running ${reply.value.servedName ?? reply.value.model ?? 'another model'}`,
-          );
-        }
-        // An engine it can never use fails now, not after the wake timeout (spec §4.2 rule 3).
-        const target = engineTarget(snapshot, this.view.fleet.path);
-        if ('unusable' in target) {
-          throw new GatewayError(target.status, target.unusable, { code: target.code });
-        }
-        // No readiness reported (a daemon that predates the check): an open engine port will do.
-        const predatesCheck = ready === undefined && Date.now() > trustReadinessUntil;
-        if (ready === 'ready' || (predatesCheck && (await accepts(target.origin)))) {
-          return target;
-        }
-      }
-      if (Date.now() >= deadline) {
-        throw this.timedOut(node);
-      }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
   }
 }

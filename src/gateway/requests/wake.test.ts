@@ -1,0 +1,283 @@
+/**
+ * The waker against a fake fleet and a fake clock (spec §4.2 rule 5, GUIDE D13 and D19): one start
+ * per node however many requests wait on it, a warm node first and then file order, a start that
+ * someone else already made joined rather than failed, and a 504 at the wake timeout that leaves
+ * the engine loading. No process, no socket, no real time.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { FakeClock } from '../../../test/support/fake-clock.ts';
+import { daemonNode } from '../../../test/support/fleet-node.ts';
+import type { DeployConfig } from '../../core/contract/schemas.ts';
+import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
+import type { Fleet, FleetNode } from '../../core/fleet/file/fleet-file.ts';
+import type { EngineTarget } from '../../core/fleet/routing/route.ts';
+import { NODE_STATES_DEFAULTS, type NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
+import { FleetView } from '../../core/fleet/state/node-snapshots.ts';
+import { NodeStates } from '../../core/fleet/state/node-states.ts';
+import { GatewayError } from '../../core/http/gateway-error.ts';
+import { createLogger } from '../../core/logger.ts';
+import { POLL_MS } from './wait-ready.ts';
+import { Waker } from './wake.ts';
+
+const MODEL = 'tiny';
+const TIMEOUT_MS = 10_000;
+
+/** What a fake node is doing: stopped (last serving `reported`), loading or ready, or another model. */
+type Engine =
+  | { readonly state: 'stopped'; readonly reported?: string }
+  | { readonly state: 'loading' | 'ready'; readonly model: string };
+
+/** How a fake node answers a start: started, "already running" (409), or refused. */
+type StartAnswer = 'ok' | 'conflict' | 'refused';
+
+interface FakeNode {
+  readonly name: string;
+  engine: Engine;
+  start: StartAnswer;
+  /** What a started node loads; the model its Svcfile describes. */
+  readonly describes: string;
+}
+
+const configOf = (model: string): DeployConfig => ({ runner: 'llamacpp', modelId: model });
+
+function statusOf(engine: Engine): NodeStatus {
+  if (engine.state === 'stopped') {
+    return {
+      state: 'stopped',
+      runner: 'llamacpp',
+      ...(engine.reported === undefined ? {} : { model: engine.reported }),
+      version: 'dev',
+    };
+  }
+  return {
+    state: 'running',
+    runner: 'llamacpp',
+    model: engine.model,
+    engine: { port: 8080 },
+    ready: engine.state === 'ready' ? 'ready' : 'not-ready',
+    version: 'dev',
+  };
+}
+
+function harness(specs: readonly (Partial<FakeNode> & { name: string })[]) {
+  const clock = new FakeClock();
+  const nodes = specs.map((spec): FakeNode => ({
+    engine: { state: 'stopped' },
+    start: 'ok',
+    describes: MODEL,
+    ...spec,
+  }));
+  const fleetNodes = nodes.map((node) => daemonNode(node.name));
+  const fake = (node: FleetNode): FakeNode => {
+    const found = nodes.find((entry) => entry.name === node.name);
+    if (found === undefined) {
+      throw new Error(`no fake node ${node.name}`);
+    }
+    return found;
+  };
+  const starts: string[] = [];
+  const asked: string[] = [];
+  const stops: string[] = [];
+  const driver: Pick<NodeDriver, 'status' | 'start' | 'wakeSource' | 'stop'> = {
+    status: (node) => {
+      asked.push(node.name);
+      return Promise.resolve({ ok: true, value: statusOf(fake(node).engine) });
+    },
+    wakeSource: (node) =>
+      Promise.resolve({
+        source: `/fleet/${node.name}.svc`,
+        config: configOf(fake(node).describes),
+      }),
+    start: (node): Promise<NodeReply<NodeStatus>> => {
+      starts.push(node.name);
+      const entry = fake(node);
+      if (entry.start === 'conflict') {
+        return Promise.resolve({
+          ok: false,
+          outcome: 'failed',
+          status: 409,
+          detail: 'an engine is already running',
+        });
+      }
+      if (entry.start === 'refused') {
+        return Promise.resolve({ ok: false, outcome: 'failed', status: 400, detail: 'no GPU' });
+      }
+      entry.engine = { state: 'loading', model: entry.describes };
+      return Promise.resolve({ ok: true, value: statusOf(entry.engine) });
+    },
+    stop: (node) => {
+      stops.push(node.name);
+      return Promise.resolve({ ok: true, value: statusOf({ state: 'stopped' }) });
+    },
+  };
+  const fleet: Fleet = { path: '/fleet/fleet.yaml', nodes: fleetNodes };
+  const states = new NodeStates(fleetNodes, {
+    ...NODE_STATES_DEFAULTS,
+    client: driver,
+    timeoutMs: 5_000,
+    now: clock.now,
+    sleep: clock.sleep,
+  });
+  const view = new FleetView(fleet, states, driver);
+  const ended: string[] = [];
+  const waker = new Waker(
+    view,
+    TIMEOUT_MS,
+    createLogger('error', { write: () => undefined }),
+    driver,
+    { wakeEnded: (node, outcome) => ended.push(`${node}:${outcome}`) },
+    {
+      now: clock.now,
+      sleep: clock.sleep,
+      accepts: () => Promise.reject(new Error('no engine port is probed in these tests')),
+    },
+  );
+  return {
+    clock,
+    waker,
+    starts,
+    asked,
+    stops,
+    ended,
+    node: (name: string): FleetNode => fleetNodes.find((node) => node.name === name) as FleetNode,
+    /** The snapshots a request routes from: every node as it answers now. */
+    snapshots: (): NodeSnapshot[] =>
+      fleetNodes.map((node) => ({ node, ok: true, status: statusOf(fake(node).engine) })),
+    /** One node's snapshot as an earlier answer left it. */
+    snapshotAs: (name: string, engine: Engine): NodeSnapshot => ({
+      node: daemonNode(name),
+      ok: true,
+      status: statusOf(engine),
+    }),
+    engine: (name: string): Engine => fake(daemonNode(name)).engine,
+    set: (name: string, engine: Engine): void => {
+      fake(daemonNode(name)).engine = engine;
+    },
+  };
+}
+
+/** A promise's outcome so far, without waiting for it. */
+function track<T>(promise: Promise<T>): { value?: T; error?: unknown; settled: boolean } {
+  const state: { value?: T; error?: unknown; settled: boolean } = { settled: false };
+  promise.then(
+    (value) => {
+      state.value = value;
+      state.settled = true;
+    },
+    (error: unknown) => {
+      state.error = error;
+      state.settled = true;
+    },
+  );
+  return state;
+}
+
+const nodeOf = (target: EngineTarget | undefined): string | undefined => target?.node.name;
+
+describe('Waker', () => {
+  it('starts a node once for every request that wants its model at the same time', async () => {
+    const h = harness([{ name: 'a' }]);
+    const requests = [1, 2, 3].map(() => track(h.waker.wake(MODEL, h.snapshots())));
+    await h.clock.advance(3 * POLL_MS);
+    expect(h.starts).toEqual(['a']);
+    expect(requests.some((request) => request.settled)).toBe(false);
+
+    h.set('a', { state: 'ready', model: MODEL });
+    await h.clock.advance(POLL_MS);
+    expect(requests.map((request) => nodeOf(request.value))).toEqual(['a', 'a', 'a']);
+    expect(h.starts).toEqual(['a']);
+    expect(h.ended).toEqual(['a:ready']);
+  });
+
+  it('joins a request that arrives mid-wake to the wake under way', async () => {
+    const h = harness([{ name: 'a' }]);
+    const first = track(h.waker.wake(MODEL, h.snapshots()));
+    await h.clock.advance(5 * POLL_MS);
+    expect(h.starts).toEqual(['a']);
+
+    // Now `a` reports running and loading: a new request waits for it (GUIDE D13), and one that
+    // routed from a snapshot taken before the start asks to wake it again.
+    const waiting = track(h.waker.waitFor(h.node('a'), MODEL));
+    const late = track(h.waker.wake(MODEL, [h.snapshotAs('a', { state: 'stopped' })]));
+    h.asked.length = 0;
+    await h.clock.advance(3 * POLL_MS);
+    // One poll per tick: the newcomers share the wake's own loop rather than running theirs.
+    expect(h.asked).toEqual(['a', 'a', 'a']);
+    expect(h.starts).toEqual(['a']);
+
+    h.set('a', { state: 'ready', model: MODEL });
+    await h.clock.advance(POLL_MS);
+    expect([first, waiting, late].map((request) => nodeOf(request.value))).toEqual(['a', 'a', 'a']);
+    expect(h.starts).toEqual(['a']);
+  });
+
+  it('tries a warm node first, then the rest in file order', async () => {
+    const h = harness([
+      { name: 'a', engine: { state: 'stopped', reported: 'other' } },
+      { name: 'b', engine: { state: 'stopped', reported: MODEL }, start: 'refused' },
+      { name: 'c' },
+    ]);
+    const request = track(h.waker.wake(MODEL, h.snapshots()));
+    await h.clock.advance(POLL_MS);
+    // `b` already holds the model's config, so it goes first; refused, the next is `a`, not `c`.
+    expect(h.starts).toEqual(['b', 'a']);
+
+    h.set('a', { state: 'ready', model: MODEL });
+    await h.clock.advance(POLL_MS);
+    expect(nodeOf(request.value)).toBe('a');
+    expect(h.starts).toEqual(['b', 'a']);
+  });
+
+  it('waits for a node someone else started (409) when it loads the model', async () => {
+    const h = harness([{ name: 'a' }, { name: 'b', start: 'conflict' }]);
+    // `b` was stopped and warm when routed; someone else started it just before our start.
+    h.set('b', { state: 'loading', model: MODEL });
+    const request = track(
+      h.waker.wake(MODEL, [
+        h.snapshotAs('a', { state: 'stopped' }),
+        h.snapshotAs('b', { state: 'stopped', reported: MODEL }),
+      ]),
+    );
+    await h.clock.advance(2 * POLL_MS);
+    expect(h.starts).toEqual(['b']);
+
+    h.set('b', { state: 'ready', model: MODEL });
+    await h.clock.advance(POLL_MS);
+    expect(nodeOf(request.value)).toBe('b');
+    expect(h.starts).toEqual(['b']);
+  });
+
+  it('falls through to the next node when the one started by someone else serves another model', async () => {
+    const h = harness([
+      { name: 'a', engine: { state: 'stopped', reported: MODEL }, start: 'conflict' },
+      { name: 'b' },
+    ]);
+    const snapshots = h.snapshots();
+    h.set('a', { state: 'loading', model: 'other' });
+    const request = track(h.waker.wake(MODEL, snapshots));
+    await h.clock.advance(POLL_MS);
+    expect(h.starts).toEqual(['a', 'b']);
+
+    h.set('b', { state: 'ready', model: MODEL });
+    await h.clock.advance(POLL_MS);
+    expect(nodeOf(request.value)).toBe('b');
+  });
+
+  it('answers 504 at the wake timeout and leaves the engine loading', async () => {
+    const h = harness([{ name: 'a' }]);
+    const request = track(h.waker.wake(MODEL, h.snapshots()));
+    await h.clock.advance(TIMEOUT_MS - 1);
+    expect(request.settled).toBe(false);
+
+    await h.clock.advance(1);
+    expect(request.error).toBeInstanceOf(GatewayError);
+    const error = request.error as GatewayError;
+    expect(error.status).toBe(504);
+    expect(error.code).toBe('wake_timeout');
+    expect(error.message).toMatch(/node "a" did not answer within 10s.*left running/);
+    expect(h.stops).toEqual([]);
+    expect(h.engine('a')).toEqual({ state: 'loading', model: MODEL });
+    expect(h.ended).toEqual(['a:timeout']);
+  });
+});
