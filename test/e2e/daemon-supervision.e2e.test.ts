@@ -4,6 +4,7 @@
  * faults a real one cannot show on cue: ignoring SIGTERM, forking a SIGTERM-ignoring worker,
  * crashing with exit code 3, failing at start-up, leaking its key into its log.
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import {
   type TestDaemon,
   transcript,
 } from '../support/daemon.ts';
+import { eventually } from '../support/eventually.ts';
 import { tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
 
@@ -33,17 +35,6 @@ let model: string;
 beforeAll(async () => {
   model = await writeTinyModel(join(await mkdtemp(join(tmpdir(), 'svc-supervision-')), 't.gguf'));
 });
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) {
-      return true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
-}
 
 const mtplx = (port: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   runner: 'mtplx',
@@ -67,12 +58,13 @@ async function treeOf(node: TestDaemon, worker: boolean): Promise<number[]> {
   const [, engine = '0'] = await node.process.waitFor(/engine started .*pid=(\d+)/);
   const pids = [Number(engine)];
   if (worker) {
-    let child: RegExpExecArray | null = null;
-    await waitUntil(async () => {
-      child = /child pid (\d+)/.exec(String((await node.call('GET', '/v1/logs')).json['content']));
-      return child !== null;
-    });
-    pids.push(Number((child as RegExpExecArray | null)?.[1] ?? Number.NaN));
+    const child = await eventually(
+      async () =>
+        /child pid (\d+)/.exec(String((await node.call('GET', '/v1/logs')).json['content'])),
+      (match) => match !== null,
+      "the worker's pid in the engine log",
+    );
+    pids.push(Number(child?.[1] ?? Number.NaN));
   }
   return pids;
 }
@@ -84,6 +76,23 @@ function daemon(configDir: string, fake?: string): Promise<TestDaemon> {
     path: fake === undefined ? [] : [FAKE_BIN_DIR],
     ...(fake === undefined ? {} : { env: { FAKE_ENGINE: fake } }),
   });
+}
+
+/** The parent PID of a live process, from /proc. */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // "pid (comm) state ppid ...": comm may hold spaces, so read after the last ')'.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** Waits (at most the guarantee's 5 s) until no process of `pids` is left. */
+async function treeGone(pids: readonly number[]): Promise<void> {
+  await eventually(
+    () => Promise.resolve(pids.filter(alive)),
+    (left) => left.length === 0,
+    `every process of the engine tree (${pids.join(', ')}) gone after the daemon's SIGKILL`,
+    { timeoutMs: TEARDOWN_MS },
+  );
 }
 
 /** SIGKILL by PID whatever a failed test left behind. */
@@ -108,7 +117,7 @@ describe('no process of the engine tree outlives the daemon', () => {
       process.kill(node.process.pid, 'SIGKILL');
       await node.process.exited();
       recordOutput(node);
-      expect(await waitUntil(() => !pids.some(alive), TEARDOWN_MS)).toBe(true);
+      await treeGone(pids);
     } finally {
       cleanUp(pids);
     }
@@ -129,7 +138,7 @@ describe('no process of the engine tree outlives the daemon', () => {
         process.kill(node.process.pid, 'SIGKILL');
         await node.process.exited();
         recordOutput(node);
-        await waitUntil(() => !pids.some(alive), TEARDOWN_MS);
+        await treeGone(pids).catch(() => undefined);
         left.push(...pids.filter(alive));
         cleanUp(pids);
       }
@@ -144,12 +153,22 @@ describe('no process of the engine tree outlives the daemon', () => {
     const first = await daemon(configDir, 'ignore-sigterm,fork-child');
     expect((await first.call('POST', '/v1/start', { body: mtplx(port) })).status).toBe(200);
     const pids = await treeOf(first, true);
+    // The engine's parent is its watchdog. It dies with the daemon here, so that only the new
+    // daemon's reaping can end the SIGTERM-ignoring group, not the watchdog's own 3 s grace
+    // (which a loaded machine may outlast while the new daemon starts).
+    const watchdog = parentOf(pids[0] ?? 0);
     try {
+      process.kill(watchdog, 'SIGKILL');
       process.kill(first.process.pid, 'SIGKILL');
       await first.process.exited();
       recordOutput(first);
-      // At once, over the same config dir: the old watchdog's own 3 s grace has not run out, so
-      // only the new daemon's reaping can have ended the SIGTERM-ignoring group by now.
+      await eventually(
+        () => Promise.resolve(alive(watchdog)),
+        (running) => !running,
+        `the watchdog (pid ${watchdog}) gone`,
+      );
+      expect(pids.filter(alive)).toEqual(pids);
+      // Over the same config dir: the daemon reaps the group before it answers.
       const second = await daemon(configDir, 'ignore-sigterm');
       expect(pids.filter(alive)).toEqual([]);
       expect(second.process.stderr()).toMatch(
@@ -174,18 +193,21 @@ describe('readiness at start-up speed', () => {
     expect((await node.call('GET', '/v1/status')).json['ready']).not.toBe('ready');
     let healthyAt = 0;
     let readyAt = 0;
-    await waitUntil(async () => {
-      if (healthyAt === 0) {
-        const reply = await fetch(`http://127.0.0.1:${port}/health`);
-        await reply.body?.cancel();
-        healthyAt = reply.status === 200 ? Date.now() : 0;
-      }
-      if (readyAt === 0 && (await node.call('GET', '/v1/status')).json['ready'] === 'ready') {
-        readyAt = Date.now();
-      }
-      return healthyAt > 0 && readyAt > 0;
-    });
-    expect(healthyAt).toBeGreaterThan(0);
+    await eventually(
+      async () => {
+        if (healthyAt === 0) {
+          const reply = await fetch(`http://127.0.0.1:${port}/health`);
+          await reply.body?.cancel();
+          healthyAt = reply.status === 200 ? Date.now() : 0;
+        }
+        if (readyAt === 0 && (await node.call('GET', '/v1/status')).json['ready'] === 'ready') {
+          readyAt = Date.now();
+        }
+        return { healthyAt, readyAt };
+      },
+      (seen) => seen.healthyAt > 0 && seen.readyAt > 0,
+      'the engine healthy and the status ready',
+    );
     expect(readyAt - healthyAt).toBeLessThanOrEqual(1_000);
     expect((await node.call('GET', '/v1/metrics')).json['ready']).toBe('ready');
     expect(await node.terminate()).toBe(0);
@@ -198,14 +220,11 @@ describe('failures that explain themselves', () => {
     await node.call('POST', '/v1/start', {
       body: mtplx(await freePort(), { engineApiKey: KEY }),
     });
-    expect(
-      await waitUntil(
-        async () => (await node.call('GET', '/v1/status')).json['state'] === 'crashed',
-      ),
-    ).toBe(true);
-    const { lastExit } = (await node.call('GET', '/v1/status')).json as {
-      lastExit: { exitCode: number; at: string; logTail: string[] };
-    };
+    const { lastExit } = (await eventually(
+      async () => (await node.call('GET', '/v1/status')).json,
+      (status) => status['state'] === 'crashed',
+      'the status to say crashed',
+    )) as { lastExit: { exitCode: number; at: string; logTail: string[] } };
     expect(lastExit.exitCode).toBe(3);
     expect(Date.parse(lastExit.at)).not.toBeNaN();
     expect(lastExit.logTail.at(-1)).toBe('fake-engine: crashing on purpose');

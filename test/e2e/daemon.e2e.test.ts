@@ -18,6 +18,7 @@ import {
   transcript,
   waitForStatus,
 } from '../support/daemon.ts';
+import { eventually } from '../support/eventually.ts';
 import { runSvc, tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
 
@@ -103,9 +104,12 @@ describe('svc daemon with the real llama-server', () => {
     const next = Number(tail.json['nextOffset']);
     expect(next).toBe(tail.json['size']);
     await chat(port);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const appended = await first.call('GET', `/v1/logs?offset=${next}`);
-    expect(String(appended.json['content']).length).toBeGreaterThan(0);
+    // The engine writes its log on a thread of its own, possibly just after it answered.
+    const appended = await eventually(
+      () => first.call('GET', `/v1/logs?offset=${next}`),
+      (reply) => String(reply.json['content']).length > 0,
+      `the engine log to grow past offset ${next}`,
+    );
     expect(Number(appended.json['nextOffset'])).toBeGreaterThan(next);
     const stale = await first.call('GET', '/v1/logs?offset=999999999');
     expect(stale.json).toMatchObject({ staleOffset: true });

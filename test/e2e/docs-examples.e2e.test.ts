@@ -96,15 +96,14 @@ async function checkout(): Promise<string> {
   return root;
 }
 
+/** Waits until a background job has written `count` whole lines to the file at `path`. */
 async function linesOf(path: string, count: number): Promise<void> {
-  for (let waited = 0; waited < 60_000; waited += 100) {
-    const text = await readFile(path, 'utf8').catch(() => '');
-    if (text.split('\n').length > count) {
-      return;
-    }
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  throw new Error(`${path} did not reach ${count} lines`);
+  await eventually(
+    () => readFile(path, 'utf8').catch(() => ''),
+    (text) => text.split('\n').length > count,
+    `${count} whole lines in ${path}`,
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
 }
 
 describe("README's Try it and docs/serve.md", () => {

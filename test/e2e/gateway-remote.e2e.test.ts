@@ -18,6 +18,7 @@ import {
   startControlPlane,
 } from '../support/control-plane.ts';
 import { freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
+import { eventually } from '../support/eventually.ts';
 import { authorized, startTestGateway } from '../support/gateway-fleet.ts';
 import type { TestProcess } from '../support/processes.ts';
 import { readSse } from '../support/sse.ts';
@@ -79,17 +80,6 @@ interface FleetRow {
 
 async function fleetRows(): Promise<FleetRow[]> {
   return ((await getJson('/v1/fleet')) as { nodes: FleetRow[] }).nodes;
-}
-
-/** Polls until `check` holds, for a bounded number of rounds (no wall-clock limit). */
-async function eventually(check: () => Promise<boolean>, rounds = 200): Promise<void> {
-  for (let round = 0; round < rounds; round += 1) {
-    if (await check()) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the condition never held');
 }
 
 beforeAll(() => sharedByFile(setUp));
@@ -209,16 +199,26 @@ describe('a gateway over daemon and remote nodes', () => {
     if (env === undefined) {
       throw new Error('no gpu-a');
     }
-    // Far enough ahead that a loaded machine's 2 s status refresh still sees it before it passes.
-    const until = new Date(Date.now() + 8000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    env.retainUntil = until;
-    await eventually(async () =>
-      (await fleetRows()).some((row) => row.name === 'gpu-a' && row.retainUntil === until),
+    const gpuA = async (): Promise<FleetRow | undefined> =>
+      (await fleetRows()).find((row) => row.name === 'gpu-a');
+    const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // An hour ahead: seen whatever the machine's speed. Then a time already past, which the
+    // control plane no longer reports: the gateway drops it rather than keeping the old one.
+    const ahead = rfc3339(Date.now() + 3_600_000);
+    env.retainUntil = ahead;
+    await eventually(gpuA, (row) => row?.retainUntil === ahead, `gpu-a retained until ${ahead}`, {
+      intervalMs: 100,
+    });
+    env.retainUntil = rfc3339(Date.now() - 1_000);
+    const dropped = await eventually(
+      gpuA,
+      (row) => row?.retainUntil === undefined,
+      'gpu-a with no retainUntil',
+      {
+        intervalMs: 100,
+      },
     );
-    await eventually(async () =>
-      (await fleetRows()).some((row) => row.name === 'gpu-a' && row.retainUntil === undefined),
-    );
-    expect(Date.now()).toBeGreaterThan(Date.parse(until));
+    expect(dropped?.state).toBe('running');
   });
 
   it('does not wake a wake-off remote node, nor an undeployed one', async () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { waitForStatus } from '../support/daemon.ts';
 import { findLlamaServer, testPath } from '../support/engines.ts';
 import { startProcess } from '../support/processes.ts';
 import { readSse } from '../support/sse.ts';
@@ -26,25 +27,6 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-async function waitForHealth(base: string, timeoutMs = 15_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let last = 0;
-  while (Date.now() < deadline) {
-    try {
-      const reply = await fetch(`${base}/health`);
-      last = reply.status;
-      await reply.body?.cancel();
-      if (reply.status === 200) {
-        return last;
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`/health did not answer 200 within ${timeoutMs} ms (last status ${last})`);
-}
-
 describe('real llama-server on the generated tiny model', () => {
   it('becomes healthy and streams /v1/chat/completions chunk by chunk', async () => {
     const engine = startProcess(
@@ -54,7 +36,7 @@ describe('real llama-server on the generated tiny model', () => {
     );
     const [, port] = await engine.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
     const base = `http://127.0.0.1:${port}`;
-    expect(await waitForHealth(base)).toBe(200);
+    await waitForStatus(`${base}/health`, 200);
 
     const reply = await fetch(`${base}/v1/chat/completions`, {
       method: 'POST',

@@ -9,13 +9,17 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { fit, sanitizeLine } from '../../src/core/view/text.ts';
 import { alive, FAKE_BIN_DIR, freePort, waitForStatus } from '../support/daemon.ts';
 import { ENGINE_BIN_DIR, REPO_ROOT } from '../support/engines.ts';
+import { eventually } from '../support/eventually.ts';
 import { SVC, tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
-import { startTmux } from '../support/tmux.ts';
+import { startTmux, type TmuxSession } from '../support/tmux.ts';
 
 const FOOTER = '↑↓ scroll   pgup/pgdn page   f pause   q quit';
+const COLUMNS = 100;
+const ROWS = 30;
 
 /** A shell command line running the built svc with `env`, then printing its exit status. */
 function serveCommand(args: string[], env: Record<string, string>): string {
@@ -48,6 +52,77 @@ function dividerRows(screen: string): number[] {
   return screen.split('\n').flatMap((row, index) => (row.startsWith('────') ? [index] : []));
 }
 
+/** Whether `screen` is one whole frame for columns × rows: title, three dividers, the keys last. */
+function wholeFrame(screen: string, columns: number, rows: number): boolean {
+  const lines = screen.replace(/\n$/, '').split('\n');
+  return (
+    lines.length === rows &&
+    (lines[0] ?? '').startsWith('svc serve ·') &&
+    lines.filter((line) => line === '─'.repeat(columns)).length === 3 &&
+    (lines.at(-1) ?? '').startsWith('↑↓ scroll')
+  );
+}
+
+/** The rows with text, for comparing what the pane shows with the engine log. */
+function filled(rows: readonly string[]): string[] {
+  return rows.map((row) => row.trimEnd()).filter((row) => row !== '');
+}
+
+function sameRows(a: readonly string[], b: readonly string[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The log's whole lines with text, each as the view draws it (sanitized, clipped; no padding). */
+async function drawnLines(log: string): Promise<string[]> {
+  const text = await readFile(log, 'utf8').catch(() => '');
+  return filled(
+    text
+      .slice(0, text.lastIndexOf('\n') + 1)
+      .split('\n')
+      .map((line) => fit(sanitizeLine(line), COLUMNS)),
+  );
+}
+
+/** Waits until the pane's last line is the engine log's last whole line; returns the pane. */
+async function showingTail(term: TmuxSession, log: string): Promise<string[]> {
+  const seen = await eventually(
+    async () => ({ lines: await drawnLines(log), rows: logRows(await term.capture()) }),
+    ({ lines, rows }) => lines.length > 0 && filled(rows).at(-1) === lines.at(-1),
+    "the log pane on the engine log's last line",
+    { show: ({ lines, rows }) => `log ends: ${lines.at(-1) ?? ''}\npane:\n${rows.join('\n')}` },
+  );
+  return seen.rows;
+}
+
+/** Waits until the engine has written whole lines past `before` to its log. */
+async function logGrown(log: string, before: string): Promise<void> {
+  await eventually(
+    () => readFile(log, 'utf8'),
+    (text) => text.length > before.length && text.endsWith('\n'),
+    'the engine writing new lines to its log',
+    { show: (text) => `${before.length} bytes before, ${text.length} now:\n${text.slice(-2000)}` },
+  );
+}
+
+/**
+ * Waits until the view has redrawn its metrics `times` more times (each redraw moves the uptime
+ * on), and returns that screen: a bound, by the view's own loop, for checks that nothing else
+ * changed.
+ */
+async function metricsRedrawn(term: TmuxSession, times: number): Promise<string> {
+  const uptime = (screen: string): string => /\(up ([^)]*)\)/.exec(screen)?.[1] ?? '';
+  let screen = await term.capture();
+  for (let redraw = 0; redraw < times; redraw += 1) {
+    const shown = uptime(screen);
+    screen = await eventually(
+      () => term.capture(),
+      (now) => uptime(now) !== '' && uptime(now) !== shown,
+      `the metrics redrawn past "up ${shown}"`,
+    );
+  }
+  return screen;
+}
+
 async function complete(port: number, tokens = 4): Promise<void> {
   const reply = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
     method: 'POST',
@@ -72,7 +147,9 @@ describe('svc serve view in a real terminal', () => {
       SVC_SAMPLE_INTERVAL_SECONDS: '0.5',
       HOME: dir,
     };
-    const term = await startTmux(serveCommand(['serve', dir], env), 100, 30);
+    const term = await startTmux(serveCommand(['serve', dir], env), COLUMNS, ROWS);
+    const log = join(dir, 'config', 'daemon', 'engine.log');
+    const rowsNow = async (): Promise<string[]> => logRows(await term.capture());
 
     // The counters row is there from the first frame (dashes before the first scrape), and the
     // metrics section keeps its height as readings arrive: the log window never moves on its own.
@@ -96,64 +173,79 @@ describe('svc serve view in a real terminal', () => {
     }
     screen = await term.waitFor(/generated [1-9]/);
     expect(screen).toMatch(/prompt tokens [1-9]/);
-    const tail = logRows(screen).filter((row) => row.trim() !== '');
-    expect(tail.at(-1)).toMatch(/release|print_timing|graph/);
+    const tail = await showingTail(term, log);
+    expect(filled(tail).at(-1)).toMatch(/release|print_timing|graph/);
 
-    // Up: the window moves one line back; new lines then leave it where it is.
+    // Up: the window moves one line back.
     await term.keys('Up');
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const scrolled = logRows(await term.capture());
-    expect(scrolled).not.toEqual(logRows(screen));
-    expect(scrolled.slice(1)).toEqual(logRows(screen).slice(0, -1));
+    const scrolled = await eventually(
+      rowsNow,
+      (now) => sameRows(now.slice(1), tail.slice(0, -1)) && !sameRows(now, tail),
+      'the log window one line back from the tail',
+      { show: (now) => now.join('\n') },
+    );
+    // New lines then leave it where it is: once the engine has written them, and the view has
+    // read its log since (it reads every 250 ms, and redraws its metrics every second on the
+    // same loop: three redraws later it has read them), the window still shows the same lines.
+    const logScrolled = await readFile(log, 'utf8');
     await complete(port);
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(logRows(await term.capture())).toEqual(scrolled);
+    await logGrown(log, logScrolled);
+    await metricsRedrawn(term, 3);
+    expect(await rowsNow()).toEqual(scrolled);
 
     // Page up, then page down and down past the end: back on the tail, which follows again.
     await term.keys('PPage');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const paged = logRows(await term.capture());
-    expect(paged).not.toEqual(scrolled);
+    const paged = await eventually(
+      rowsNow,
+      (now) => !sameRows(now, scrolled),
+      'the log window a page back',
+      { show: (now) => now.join('\n') },
+    );
+    expect(filled(paged).length).toBeGreaterThan(0);
     await term.keys('NPage', 'NPage', 'Down', 'Down', 'Down');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await showingTail(term, log);
+    const logAtTail = await readFile(log, 'utf8');
     await complete(port, 2);
-    const followed = await term.waitFor(/generated \d+/);
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(
-      logRows(await term.capture())
-        .filter((row) => row.trim() !== '')
-        .at(-1),
-    ).toMatch(/release|print_timing|graph|stop processing/);
+    await logGrown(log, logAtTail);
+    const followed = await showingTail(term, log);
+    expect(filled(followed).at(-1)).toMatch(/release|print_timing|graph|stop processing/);
 
-    // f pauses: nothing new is read, metrics keep refreshing; f again shows what was written.
+    // f pauses: nothing new is read while the metrics keep refreshing (the redraws below would
+    // time out otherwise); f again shows what was written meanwhile.
     await term.keys('f');
     const paused = await term.waitFor(/log: paused/);
     expect(paused.trimEnd().split('\n').at(-1)?.trim()).toBe(
       '↑↓ scroll   pgup/pgdn page   f follow   q quit',
     );
     const frozen = logRows(paused);
-    const uptime = /up (\d+)s/.exec(paused)?.[1];
+    const logBefore = await readFile(log, 'utf8');
     await complete(port, 3);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const stillPaused = await term.capture();
+    await logGrown(log, logBefore);
+    const stillPaused = await metricsRedrawn(term, 3);
     expect(logRows(stillPaused)).toEqual(frozen);
     expect(dividerRows(stillPaused)).toEqual(dividerRows(first));
-    expect(/up (\d+)s/.exec(stillPaused)?.[1]).not.toBe(uptime);
     await term.keys('f');
-    const resumed = await term.waitFor(/log: following/);
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(logRows(await term.capture())).not.toEqual(frozen);
-    expect(resumed).toBeTruthy();
-    expect(followed).toBeTruthy();
+    const resumed = await showingTail(term, log);
+    expect(resumed).not.toEqual(frozen);
+    expect(await term.capture()).toContain('log: following');
 
-    // A resize never leaves a line wider than the screen, and the frame stays whole.
+    // A resize never leaves a line wider than the screen, and the frame stays whole, once the
+    // view has redrawn for the new size.
     await term.resize(44, 14);
-    const small = await term.waitFor(/f pause/);
+    const small = await eventually(
+      () => term.capture(),
+      (now) => wholeFrame(now, 44, 14),
+      'the view redrawn whole at 44×14',
+    );
     for (const row of small.split('\n')) {
       expect(Array.from(row).length).toBeLessThanOrEqual(44);
     }
-    await term.resize(100, 30);
-    const capture = await term.waitFor(/q quit/);
+    await term.resize(COLUMNS, ROWS);
+    const capture = await eventually(
+      () => term.capture(),
+      (now) => wholeFrame(now, COLUMNS, ROWS) && now.includes(FOOTER),
+      `the view redrawn whole at ${COLUMNS}×${ROWS}`,
+    );
     await mkdir(join(REPO_ROOT, '.cache', 'captures'), { recursive: true });
     await writeFile(join(REPO_ROOT, '.cache', 'captures', 'serve-view.txt'), capture);
 

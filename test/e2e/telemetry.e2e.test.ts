@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { FAKE_BIN_DIR, freePort, startTestDaemon, waitForStatus } from '../support/daemon.ts';
 import { REPO_ROOT } from '../support/engines.ts';
+import { eventually } from '../support/eventually.ts';
 import { tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
 
@@ -22,21 +23,6 @@ beforeAll(async () => {
   const { tmpdir } = await import('node:os');
   model = await writeTinyModel(join(await mkdtemp(join(tmpdir(), 'svc-telemetry-')), 'tiny.gguf'));
 });
-
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) {
-      return value;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('telemetry with the real llama-server', () => {
   it('reports real counters; a completion moves them and lastActiveAt; status and metrics agree', async () => {
@@ -53,12 +39,13 @@ describe('telemetry with the real llama-server', () => {
       },
     });
     await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
-    const before = await until(
+    const before = await eventually(
       async () => (await node.call('GET', '/v1/metrics')).json,
       (stats) =>
         stats['ready'] === 'ready' &&
         Array.isArray(stats['history']) &&
         (stats['history'] as unknown[]).length >= 2,
+      'the engine ready with two history samples',
     );
     expect(before).toMatchObject({
       state: 'running',
@@ -73,7 +60,9 @@ describe('telemetry with the real llama-server', () => {
     expect(before).not.toHaveProperty('gpus');
     expect(before).not.toHaveProperty('retainUntil');
     const history = before['history'] as { t: number; c?: number; m?: number }[];
-    expect(history[0]).toEqual({
+    // The run's first tick follows its first CPU reading by milliseconds, maybe too soon for a
+    // busy figure; a later tick, an interval after the one before, has all three.
+    expect(history.at(-1)).toEqual({
       t: expect.any(Number) as number,
       c: expect.any(Number) as number,
       m: expect.any(Number) as number,
@@ -82,7 +71,6 @@ describe('telemetry with the real llama-server', () => {
       [...history.map((sample) => sample.t)].sort((a, b) => a - b),
     );
 
-    await new Promise((resolve) => setTimeout(resolve, 1100));
     const reply = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -91,9 +79,10 @@ describe('telemetry with the real llama-server', () => {
     expect(reply.status).toBe(200);
     await reply.text();
 
-    const after = await until(
+    const after = await eventually(
       async () => (await node.call('GET', '/v1/metrics')).json,
       (stats) => (stats['tokens'] as { counter: number }).counter > 0,
+      'the token counter to move',
     );
     const tokens = after['tokens'] as {
       counter: number;
@@ -137,15 +126,17 @@ describe('telemetry with fake engines and GPU tools', () => {
     await node.call('POST', '/v1/start', {
       body: { runner: 'llamacpp', modelId: 'org/m', serveArgs: ['--port', String(port)] },
     });
-    const loading = await until(
+    const loading = await eventually(
       async () => (await node.call('GET', '/v1/status')).json,
       (status) => status['ready'] !== undefined,
+      'a readiness reading',
     );
     expect(loading['ready']).toBe('not-ready');
     expect(loading['state']).toBe('running');
-    const ready = await until(
+    const ready = await eventually(
       async () => (await node.call('GET', '/v1/status')).json,
       (status) => status['ready'] === 'ready',
+      'the engine ready',
     );
     expect(ready['ready']).toBe('ready');
     expect(await node.terminate()).toBe(0);
@@ -160,9 +151,10 @@ describe('telemetry with fake engines and GPU tools', () => {
     await node.call('POST', '/v1/start', {
       body: { runner: 'mtplx', modelId: 'org/m', serveArgs: ['--port', String(await freePort())] },
     });
-    const stats = await until(
+    const stats = await eventually(
       async () => (await node.call('GET', '/v1/metrics')).json,
       (value) => value['gpus'] !== undefined && value['history'] !== undefined,
+      'GPU readings and history',
     );
     expect(stats['gpus']).toEqual([
       {
@@ -195,9 +187,10 @@ describe('telemetry with fake engines and GPU tools', () => {
     await node.call('POST', '/v1/start', {
       body: { runner: 'mtplx', modelId: 'org/m', serveArgs: ['--port', String(await freePort())] },
     });
-    const stats = await until(
+    const stats = await eventually(
       async () => (await node.call('GET', '/v1/metrics')).json,
       (value) => value['errors'] !== undefined,
+      'an error entry',
     );
     expect(stats).not.toHaveProperty('gpus');
     expect(stats['errors']).toEqual([
@@ -241,17 +234,29 @@ describe('GET /metrics with the real llama-server', () => {
       },
     });
     await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
-    const before = await until(
+    const before = await eventually(
       async () => promSamples((await node.call('GET', '/metrics')).text),
       (samples) =>
-        samples.get('svc_engine_ready') === 1 && samples.has('svc_engine_requests_total'),
+        samples.get('svc_engine_ready') === 1 &&
+        samples.has('svc_engine_generation_tokens_total') &&
+        samples.has('svc_host_memory_total_bytes'),
+      'the engine ready, its token counters and a host reading',
     );
+    // llama-server keeps no count of completed requests (docs/observability.md): absent, not 0.
+    expect(before.has('svc_engine_requests_total')).toBe(false);
     expect(before.get('svc_engine_state{state="running"}')).toBe(1);
     expect(before.get('svc_engine_starts_total')).toBe(1);
     expect(before.get('svc_host_memory_total_bytes')).toBeGreaterThan(0);
     const activeBefore = before.get('svc_engine_last_active_timestamp_seconds');
-    // Scrapes alone never move lastActiveAt (spec §3).
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // Scrapes alone never move lastActiveAt (spec §3): not the ones above, nor the reads of the
+    // engine's counters in between. Bounded by the sampler having read them again (its history
+    // gains a sample from a later second), not by a sleep.
+    const lastSample = async (): Promise<number> => {
+      const history = (await node.call('GET', '/v1/metrics')).json['history'] as { t: number }[];
+      return history.at(-1)?.t ?? 0;
+    };
+    const sampledAt = await lastSample();
+    await eventually(lastSample, (t) => t > sampledAt, 'a sampler reading from a later second');
     const scraped = promSamples((await node.call('GET', '/metrics')).text);
     expect(scraped.get('svc_engine_last_active_timestamp_seconds')).toBe(activeBefore);
 

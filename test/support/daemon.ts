@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { ENGINE_BIN_DIR, REPO_ROOT } from './engines.ts';
+import { eventually } from './eventually.ts';
 import { startProcess, type TestProcess } from './processes.ts';
 import { SVC } from './svc.ts';
 
@@ -105,29 +106,29 @@ export function recordOutput(daemon: TestDaemon): void {
 
 export { freePort } from './net.ts';
 
-/** Polls `url` until it answers `status`, or fails after `timeoutMs`. */
+/** Waits until `url` answers `status` (a refused connection is "not yet"). */
 export async function waitForStatus(
   url: string,
   status: number,
   init: RequestInit = {},
   timeoutMs = 15_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = 0;
-  while (Date.now() < deadline) {
-    try {
-      const reply = await fetch(url, init);
-      last = reply.status;
-      await reply.body?.cancel();
-      if (reply.status === status) {
-        return;
+  await eventually(
+    async (): Promise<number | string> => {
+      try {
+        const reply = await fetch(url, init);
+        await reply.body?.cancel();
+        return reply.status;
+      } catch (error) {
+        // fetch says only "fetch failed"; the cause says why (ECONNREFUSED while not listening).
+        const { message, cause } = error as Error & { cause?: { code?: string } };
+        return `no answer: ${cause?.code ?? message}`;
       }
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${url} did not answer ${status} within ${timeoutMs} ms (last ${last})`);
+    },
+    (answer) => answer === status,
+    `${url} to answer ${status}`,
+    { timeoutMs },
+  );
 }
 
 /**

@@ -8,6 +8,8 @@ import { promisify } from 'node:util';
 
 import { onTestFinished } from 'vitest';
 
+import { eventually } from './eventually.ts';
+
 const run = promisify(execFile);
 
 export interface TmuxSession {
@@ -55,18 +57,11 @@ export async function startTmux(
     async keys(...keys) {
       await tmux('send-keys', '-t', 'test', ...keys);
     },
-    async waitFor(pattern, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      let screen = '';
-      while (Date.now() < deadline) {
-        screen = await capture();
-        if (pattern.test(screen)) {
-          return screen;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      throw new Error(`screen never matched ${pattern}; last screen:\n${screen}`);
-    },
+    waitFor: (pattern, timeoutMs = 15_000) =>
+      eventually(capture, (screen) => pattern.test(screen), `the screen to match ${pattern}`, {
+        timeoutMs,
+        intervalMs: 100,
+      }),
     async resize(newColumns, newRows) {
       await tmux('resize-window', '-t', 'test', '-x', String(newColumns), '-y', String(newRows));
     },

@@ -90,9 +90,8 @@ describe('fetchText', () => {
       // never answer
     });
     const url = `${base}/slow/Svcfile`;
-    const started = Date.now();
+    // No clock read here: without the limit this never settles, and the test's own timeout fails it.
     const error = await rejectionOf(fetchText(url, { maxBytes: 1000, timeoutMs: 300 }));
-    expect(Date.now() - started).toBeLessThan(1500);
     expect(error.code).toBe('ERR_FETCH');
     expect(error.message).toBe(`fetching ${url}: no complete reply within 0.3 s`);
   });

@@ -4,6 +4,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from '
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { eventually } from '../../../test/support/eventually.ts';
 import {
   EngineClient,
   EngineClosedError,
@@ -237,10 +238,12 @@ describe('EngineClient', () => {
     );
     const client = new EngineClient();
     expect((await send(client, request(origin))).body).toBe('ok');
-    for (let wait = 0; client.idleCount(origin) > 0 && wait < 200; wait += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(client.idleCount(origin)).toBe(0);
+    await eventually(
+      () => Promise.resolve(client.idleCount(origin)),
+      (idle) => idle === 0,
+      'the client forgetting the connection the engine ended',
+      { intervalMs: 10 },
+    );
     expect(await send(client, request(origin))).toMatchObject({ body: 'ok' });
     expect(client.idleCount(origin)).toBe(1);
     expect(await send(client, request(origin, { freshConnection: true }))).toMatchObject({
@@ -288,9 +291,10 @@ describe('EngineClient', () => {
       request(origin, { headers: ['authorization', 'Bearer secret\r\nx-evil: 1'] }),
     );
     expect(injected.error?.message).toBe('the header "authorization" carries a line break');
-    const closedPort = await listen(createTcpServer());
-    opened.pop()?.close();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    const closed = createTcpServer();
+    const closedPort = await listen(closed);
+    opened.pop();
+    await new Promise((resolve) => closed.close(resolve));
     const refused = await send(client, request(closedPort));
     expect(refused.error).toMatchObject({ code: 'ECONNREFUSED' });
   });
