@@ -11,6 +11,9 @@ export function isDeployRunner(runner: string): runner is (typeof DEPLOY_RUNNERS
   return (DEPLOY_RUNNERS as readonly string[]).includes(runner);
 }
 
+/** An OpenAI-compatible path prefix: absolute, no query, fragment or whitespace. */
+export const ENGINE_PATH_PATTERN = '^/[^\\s?#]*$';
+
 export const CompanionsSchema = Type.Object(
   {
     draft: Type.Optional(Type.String({ minLength: 1 })),
@@ -41,6 +44,15 @@ export const DeployConfigSchema = Type.Object(
     companions: Type.Optional(CompanionsSchema),
     spinloopVersion: Type.Optional(Type.String()),
     instanceType: Type.Optional(Type.String()),
+    // GUIDE D23 extension: a BASEURL path reaches the status's engine.path (spec §2.2).
+    enginePath: Type.Optional(
+      Type.String({
+        pattern: ENGINE_PATH_PATTERN,
+        title: 'a path starting with /, such as /api/v1',
+        description:
+          "Extension (not in the spec): a path starting with /, such as /api/v1: where the engine's OpenAI-compatible API is when not /v1 (a Svcfile BASEURL's path); reported as engine.path, never passed to the engine",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,8 @@
  * runs from it. The model and the served name come from the Svcfile or its preset; CONTEXT and
  * PARALLEL become contextSize and parallel, which the daemon translates as serve does; the rest
  * of the preset, its own context and slot settings included, travels as serveArgs, and BASEURL as
- * the engine's --host/--port. Pure.
+ * the engine's --host/--port and its path as enginePath (what the daemon reports as engine.path).
+ * Pure.
  */
 import type { DeployConfig } from '../contract/deploy-config.ts';
 import { DEPLOY_RUNNERS, isDeployRunner } from '../contract/deploy-config.ts';
@@ -90,6 +91,7 @@ export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<D
     ...(parallel === undefined ? {} : { parallel }),
     ...(servedModelName === undefined ? {} : { servedModelName }),
     serveArgs: [...withoutBind, ...bind],
+    ...(spec.path === undefined ? {} : { enginePath: spec.path }),
   });
 }
 

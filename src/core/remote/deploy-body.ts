@@ -27,7 +27,8 @@ export function deployBody(
   }
   const pin =
     config.spinloopVersion === undefined ? '' : normaliseVersionPin(config.spinloopVersion);
-  const { spinloopVersion: _version, instanceType: _type, ...rest } = config;
+  // A remote engine's path is the one its control plane publishes (spec §2.2), never ours to send.
+  const { spinloopVersion: _version, instanceType: _type, enginePath: _path, ...rest } = config;
   return {
     ...rest,
     ...(pin === '' ? {} : { spinloopVersion: pin }),

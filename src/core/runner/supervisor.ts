@@ -151,6 +151,7 @@ export class Supervisor {
     );
     const endpoint = engineEndpoint(spec.runner, command.args, {
       keyed: spec.keyFile !== undefined,
+      ...(spec.path === undefined ? {} : { path: spec.path }),
     });
     const baseUrl = localEngineUrl(spec.runner, command.args, endpoint.port);
     const health = engine.health;
