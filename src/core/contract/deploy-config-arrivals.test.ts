@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildControlApi, type ControlHandlers } from '../control-api/app.ts';
+import { parseFleet } from '../fleet/file/fleet-file.ts';
 import { createLogger } from '../logger.ts';
+import { deployBody } from '../remote/deploy-body.ts';
 
 function control(): { call: (url: string, body: unknown) => Promise<[number, unknown]> } {
   const reply = () => Promise.resolve({ state: 'running' as const, version: 'dev' });
@@ -60,4 +62,70 @@ describe('enginePath (GUIDE D23 extension)', () => {
       );
     },
   );
+});
+
+/** spec §2.7: a family and a size separated by a dot; empty is the control plane's default. */
+const INSTANCE_TYPES = [
+  ['g6e.xlarge', true],
+  ['p4d.24xlarge', true],
+  ['m7i-flex.large', true],
+  ['', true],
+  ['bogus', false],
+  ['xlarge', false],
+  ['G6E.XLARGE', false],
+  ['g6e.xlarge.extra', false],
+  ['g6e.', false],
+  [' g6e.xlarge', false],
+] as const;
+
+/** Whether each way a deploy config arrives takes `instanceType`. */
+async function accepted(instanceType: string): Promise<Record<string, boolean>> {
+  const api = control();
+  const body = { runner: 'vllm' as const, modelId: 'o/m', instanceType };
+  const fleet = parseFleet(
+    `apiKeyEnv: K\nnodes:\n  - {name: cloud, kind: remote, instance-type: ${JSON.stringify(instanceType)}}\n`,
+    'fleet.yaml',
+    { env: { K: 'k' }, dotenv: {} },
+  );
+  const deploys = (from: 'fleet file' | 'config'): boolean => {
+    try {
+      deployBody(
+        'cloud',
+        from === 'config' ? body : { runner: 'vllm' },
+        from === 'config' ? undefined : instanceType,
+      );
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    start: (await api.call('/v1/start', body))[0] === 200,
+    push: (await api.call('/v1/deploy-config', body))[0] === 200,
+    'fleet file': fleet.ok,
+    'remote deploy (fleet file)': deploys('fleet file'),
+    'remote deploy (config)': deploys('config'),
+  };
+}
+
+describe('instanceType: one rule wherever a deploy config arrives (spec §2.7)', () => {
+  it.each(INSTANCE_TYPES)('%j: taken everywhere or refused everywhere', async (value, valid) => {
+    expect(await accepted(value)).toEqual({
+      start: valid,
+      push: valid,
+      'fleet file': valid,
+      'remote deploy (fleet file)': valid,
+      'remote deploy (config)': valid,
+    });
+  });
+
+  it.each(HTTP_WAYS)('%s says what an instance type is', async (url) => {
+    expect(await control().call(url, { runner: 'vllm', instanceType: 'bogus' })).toEqual([
+      400,
+      {
+        error:
+          'instanceType "bogus" is not a family and a size separated by a dot, such as g6e.xlarge',
+      },
+    ]);
+  });
 });

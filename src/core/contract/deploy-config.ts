@@ -11,6 +11,20 @@ export function isDeployRunner(runner: string): runner is (typeof DEPLOY_RUNNERS
   return (DEPLOY_RUNNERS as readonly string[]).includes(runner);
 }
 
+/**
+ * spec §2.7: a cloud instance type is a family and a size separated by a dot (`g6e.xlarge`); empty
+ * means the control plane's default. One rule for every way a deploy config arrives: the schema
+ * checks start and push bodies with it, instanceTypeProblem() a fleet file and a remote deploy.
+ */
+export const INSTANCE_TYPE_PATTERN = '^(?:[a-z0-9][a-z0-9-]*\\.[a-z0-9][a-z0-9-]*)?$';
+const INSTANCE_TYPE = new RegExp(INSTANCE_TYPE_PATTERN);
+
+export function instanceTypeProblem(value: unknown): string | undefined {
+  return typeof value === 'string' && INSTANCE_TYPE.test(value)
+    ? undefined
+    : `${JSON.stringify(value)} is not an instance type: give a family and a size, as in g6e.xlarge`;
+}
+
 /** An OpenAI-compatible path prefix: absolute, no query, fragment or whitespace. */
 export const ENGINE_PATH_PATTERN = '^/[^\\s?#]*$';
 
@@ -43,7 +57,14 @@ export const DeployConfigSchema = Type.Object(
     ),
     companions: Type.Optional(CompanionsSchema),
     spinloopVersion: Type.Optional(Type.String()),
-    instanceType: Type.Optional(Type.String()),
+    instanceType: Type.Optional(
+      Type.String({
+        pattern: INSTANCE_TYPE_PATTERN,
+        title: 'a family and a size separated by a dot, such as g6e.xlarge',
+        description:
+          'Cloud instance type (family.size); empty or absent: the control plane default. The daemon does not act on it',
+      }),
+    ),
     // GUIDE D23 extension: a BASEURL path reaches the status's engine.path (spec §2.2).
     enginePath: Type.Optional(
       Type.String({
