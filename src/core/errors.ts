@@ -39,6 +39,8 @@ export const ERROR_CATALOG = {
   ERR_ALIAS: 'user',
   /** A deploy config the daemon cannot turn into an engine command (spec §2.7). */
   ERR_DEPLOY_CONFIG: 'user',
+  /** What the engine command needs is not on this host: its binary, or the model file it names. */
+  ERR_ENGINE_UNAVAILABLE: 'user',
   /** The engine binary is missing, could not be spawned, or exited during start-up. */
   ERR_ENGINE_START_FAILED: 'user',
   /** A start while an engine runs (spec §3: 409). */

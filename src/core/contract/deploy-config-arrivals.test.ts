@@ -56,7 +56,7 @@ describe('enginePath (GUIDE D23 extension)', () => {
         [
           400,
           {
-            error: `enginePath ${JSON.stringify(enginePath)} is not a path starting with /, such as /api/v1`,
+            error: 'enginePath must be a path starting with /, such as /api/v1',
           },
         ],
       );
@@ -123,8 +123,7 @@ describe('instanceType: one rule wherever a deploy config arrives (spec §2.7)',
     expect(await control().call(url, { runner: 'vllm', instanceType: 'bogus' })).toEqual([
       400,
       {
-        error:
-          'instanceType "bogus" is not a family and a size separated by a dot, such as g6e.xlarge',
+        error: 'instanceType must be a family and a size separated by a dot, such as g6e.xlarge',
       },
     ]);
   });

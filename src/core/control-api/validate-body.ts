@@ -53,8 +53,9 @@ export function validateBody<T extends TSchema>(schema: T, body: unknown): Stati
   }
   if (first.type === ValueErrorType.StringPattern) {
     // A pattern says little to a person: the schema's title says what the value must look like.
-    const shape = first.schema.title ?? `of the form ${String(first.schema['pattern'])}`;
-    throw new HttpError(400, `${field} ${JSON.stringify(first.value)} is not ${shape}`);
+    // The value itself is not quoted: a refusal's reason is logged, and a body never is (spec §1.6).
+    const shape = first.schema.title ?? `a string matching ${String(first.schema['pattern'])}`;
+    throw new HttpError(400, `${field} must be ${shape}`);
   }
   const expected =
     describe(first.schema) ?? withArticle(first.message.replace(/^Expected /, '').toLowerCase());

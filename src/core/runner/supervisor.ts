@@ -88,7 +88,10 @@ export class Supervisor {
     return this.engine !== undefined || this.starting;
   }
 
-  /** Throws ERR_ENGINE_RUNNING (409), ERR_ENGINE_START_FAILED (400); nothing changes on failure. */
+  /**
+   * Throws ERR_ENGINE_RUNNING (409), ERR_ENGINE_UNAVAILABLE or ERR_ENGINE_START_FAILED (400);
+   * nothing changes on failure.
+   */
   async start(launch: Launch): Promise<void> {
     if (this.running) {
       throw new SvcError('ERR_ENGINE_RUNNING', 'an engine is already running; stop it first');
@@ -116,10 +119,10 @@ export class Supervisor {
     const engine = ENGINES[spec.runner];
     const command = buildCommand(spec);
     const bin = locateBinary(spec.runner, this.options.env['PATH']);
-    // spec §1.6: failed starts are shown at error, with the reason (never the engine's output).
+    // What this host lacks refuses the start before anything runs: the caller reports it (spec
+    // §1.6: a refused request is a warn; a failed start, below, an error).
     const refuse = (reason: string): never => {
-      logger.error('engine start failed', { runner: spec.runner, reason });
-      throw new SvcError('ERR_ENGINE_START_FAILED', reason);
+      throw new SvcError('ERR_ENGINE_UNAVAILABLE', reason);
     };
     if (bin === undefined) {
       refuse(`${command.bin} not found on PATH: ${engine.installHint}`);
