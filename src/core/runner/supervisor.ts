@@ -22,7 +22,7 @@ import {
   EngineStartError,
   startEngineProcess,
 } from './engine-process.ts';
-import { logSize, readLogTail } from './log-tail.ts';
+import { logSize, readLogTail, startFailureMessage } from './log-tail.ts';
 import { missingModelFile } from './model-file.ts';
 import { clearPidRecord, writePidRecord } from './pid-record.ts';
 import { procStat } from './process-group.ts';
@@ -182,11 +182,9 @@ export class Supervisor {
       }
       // The caller may be remote and cannot open the log: the reply quotes its last lines.
       const lines = await this.lastLines(START_FAILURE_LINES);
-      throw new SvcError(
-        'ERR_ENGINE_START_FAILED',
-        lines.length === 0
-          ? `${reason}; the engine wrote nothing to its log`
-          : `${reason}; the engine's last log lines:\n${lines.map((line) => `  ${line}`).join('\n')}`,
+      throw new EngineStartError(
+        startFailureMessage(reason, lines, this.options.output.kind !== 'log'),
+        error.exit,
       );
     }
 
