@@ -24,6 +24,7 @@ import {
   type EngineOutput,
   EngineStartError,
 } from '../core/runner/engine-process.ts';
+import { logSize } from '../core/runner/log-tail.ts';
 import { Supervisor } from '../core/runner/supervisor.ts';
 import { StateRecord } from '../core/state/record.ts';
 import { VERSION } from '../version.ts';
@@ -178,6 +179,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
   // still prints its last line, instead of Node's default exit.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The log is appended across runs: the view shows only what this run's engine writes.
+  const logFrom = view ? await logSize(engineLog) : 0;
   try {
     await supervisor.start({ spec: opened.spec });
   } catch (error) {
@@ -226,6 +229,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
         source: describeOrigin(opened.origin),
         record,
         logPath: engineLog,
+        logFrom,
         svcLines: pendingLines,
         finished,
         quit: stop,
