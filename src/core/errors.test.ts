@@ -17,6 +17,12 @@ describe('error catalog', () => {
     expect(new SvcError('ERR_LISTEN_FAILED', 'x').kind).toBe('system');
   });
 
+  it('classifies what a host lacks as a user error and an engine that would not start as a system one', () => {
+    // A script calling svc: 2 says fix the input (the Svcfile, PATH); 1 says the run failed.
+    expect(new SvcError('ERR_ENGINE_UNAVAILABLE', 'x').exitCode).toBe(2);
+    expect(new SvcError('ERR_ENGINE_START_FAILED', 'x').exitCode).toBe(1);
+  });
+
   it('keeps an SvcError as it is and wraps anything else as internal', () => {
     const own = new SvcError('ERR_USAGE', 'bad flag');
     expect(toSvcError(own)).toBe(own);

@@ -39,8 +39,13 @@ export const ERROR_CATALOG = {
   ERR_ALIAS: 'user',
   /** A deploy config the daemon cannot turn into an engine command (spec §2.7). */
   ERR_DEPLOY_CONFIG: 'user',
-  /** The engine binary is missing, could not be spawned, or exited during start-up. */
-  ERR_ENGINE_START_FAILED: 'user',
+  /** What the engine command needs is not on this host: its binary, or the model file it names. */
+  ERR_ENGINE_UNAVAILABLE: 'user',
+  /**
+   * The engine process could not be spawned, or exited during start-up (the daemon's 400; `serve`
+   * exits with the engine's own status instead). A run that failed, not input to fix.
+   */
+  ERR_ENGINE_START_FAILED: 'system',
   /** A start while an engine runs (spec §3: 409). */
   ERR_ENGINE_RUNNING: 'user',
   /** A start with no body and no stored config (spec §4.1 rule 1). */

@@ -89,9 +89,6 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
         } else {
           const stored = await store.load();
           if (stored === undefined) {
-            deps.logger.error('engine start failed', {
-              reason: 'nothing to serve: no deploy config carried or stored',
-            });
             throw new SvcError(
               'ERR_NOTHING_TO_SERVE',
               'nothing to serve: the start carried no deploy config and none is stored (PUT /v1/deploy-config, or start with a body)',
@@ -100,14 +97,9 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
           config = stored.config;
           key = await store.readKey();
         }
-        let spec;
-        try {
-          spec = prepare(config, key);
-        } catch (error) {
-          // spec §1.6: a failed start shows at error; the supervisor logs its own failures.
-          deps.logger.error('engine start failed', { reason: (error as Error).message });
-          throw error;
-        }
+        // spec §1.6: a config refused here is a refused request (the API logs it at warn); an
+        // engine that then fails to start is an error, which the supervisor logs.
+        const spec = prepare(config, key);
         if (key === undefined) {
           await store.clearRunKey();
         } else {

@@ -19,7 +19,12 @@ import { Sampler } from '../core/metrics/sampler.ts';
 import { readAliases } from '../core/project/aliases.ts';
 import { describeOrigin } from '../core/project/load.ts';
 import { type OpenedProject, openProject } from '../core/project/open-project.ts';
-import type { EngineExit, EngineOutput } from '../core/runner/engine-process.ts';
+import {
+  type EngineExit,
+  type EngineOutput,
+  EngineStartError,
+} from '../core/runner/engine-process.ts';
+import { logSize } from '../core/runner/log-tail.ts';
 import { Supervisor } from '../core/runner/supervisor.ts';
 import { StateRecord } from '../core/state/record.ts';
 import { VERSION } from '../core/version.ts';
@@ -51,6 +56,16 @@ export function exitStatus(exit: EngineExit): number {
   }
   const number = exit.signal === null ? undefined : constants.signals[exit.signal];
   return 128 + (number ?? 0);
+}
+
+/**
+ * spec §1.1: serve exits with the engine's status however early the engine exits, so one that
+ * exits during start-up gives its status too; undefined for any other failure.
+ */
+export function earlyExitStatus(error: unknown): number | undefined {
+  return error instanceof EngineStartError && error.exit !== undefined
+    ? exitStatus(error.exit)
+    : undefined;
 }
 
 function narration(opened: OpenedProject): string[] {
@@ -164,12 +179,20 @@ export async function runServe(options: ServeOptions): Promise<number> {
   // still prints its last line, instead of Node's default exit.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The log is appended across runs: the view shows only what this run's engine writes.
+  const logFrom = view ? await logSize(engineLog) : 0;
   try {
     await supervisor.start({ spec: opened.spec });
   } catch (error) {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    throw error;
+    const early = earlyExitStatus(error);
+    if (early === undefined) {
+      throw error;
+    }
+    // The view never opened: the reason quotes the log lines it would have shown.
+    options.stderr.write(`svc serve stopped: ${(error as Error).message}\n`);
+    return early;
   }
   phase.engineStarted = true;
   if (phase.stopRequested) {
@@ -206,6 +229,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
         source: describeOrigin(opened.origin),
         record,
         logPath: engineLog,
+        logFrom,
         svcLines: pendingLines,
         finished,
         quit: stop,

@@ -11,6 +11,23 @@ export function isDeployRunner(runner: string): runner is (typeof DEPLOY_RUNNERS
   return (DEPLOY_RUNNERS as readonly string[]).includes(runner);
 }
 
+/**
+ * spec §2.7: a cloud instance type is a family and a size separated by a dot (`g6e.xlarge`); empty
+ * means the control plane's default. One rule for every way a deploy config arrives: the schema
+ * checks start and push bodies with it, instanceTypeProblem() a fleet file and a remote deploy.
+ */
+export const INSTANCE_TYPE_PATTERN = '^(?:[a-z0-9][a-z0-9-]*\\.[a-z0-9][a-z0-9-]*)?$';
+const INSTANCE_TYPE = new RegExp(INSTANCE_TYPE_PATTERN);
+
+export function instanceTypeProblem(value: unknown): string | undefined {
+  return typeof value === 'string' && INSTANCE_TYPE.test(value)
+    ? undefined
+    : `${JSON.stringify(value)} is not an instance type: give a family and a size, as in g6e.xlarge`;
+}
+
+/** An OpenAI-compatible path prefix: absolute, no query, fragment or whitespace. */
+export const ENGINE_PATH_PATTERN = '^/[^\\s?#]*$';
+
 export const CompanionsSchema = Type.Object(
   {
     draft: Type.Optional(Type.String({ minLength: 1 })),
@@ -40,7 +57,23 @@ export const DeployConfigSchema = Type.Object(
     ),
     companions: Type.Optional(CompanionsSchema),
     spinloopVersion: Type.Optional(Type.String()),
-    instanceType: Type.Optional(Type.String()),
+    instanceType: Type.Optional(
+      Type.String({
+        pattern: INSTANCE_TYPE_PATTERN,
+        title: 'a family and a size separated by a dot, such as g6e.xlarge',
+        description:
+          'Cloud instance type (family.size); empty or absent: the control plane default. The daemon does not act on it',
+      }),
+    ),
+    // GUIDE D23 extension: a BASEURL path reaches the status's engine.path (spec §2.2).
+    enginePath: Type.Optional(
+      Type.String({
+        pattern: ENGINE_PATH_PATTERN,
+        title: 'a path starting with /, such as /api/v1',
+        description:
+          "Extension (not in the spec): a path starting with /, such as /api/v1: where the engine's OpenAI-compatible API is when not /v1 (a Svcfile BASEURL's path); reported as engine.path, never passed to the engine",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -42,10 +42,36 @@ export interface ControlApiOptions {
 const STATUS_BY_CODE: Partial<Record<SvcError['code'], number>> = {
   ERR_ENGINE_RUNNING: 409,
   ERR_ENGINE_START_FAILED: 400,
+  ERR_ENGINE_UNAVAILABLE: 400,
   ERR_NOTHING_TO_SERVE: 400,
   ERR_DEPLOY_CONFIG: 400,
   ERR_ENGINE_STUCK: 500,
 };
+
+/**
+ * spec §1.6: a refused start or push is a warn with its reason, whether the schema or the handler
+ * refused it. An engine that failed to start from a valid config is an error, logged by the
+ * supervisor where it failed; the request line alone says the request was refused.
+ */
+const REFUSAL_RECORDS: Readonly<Record<string, string>> = {
+  '/v1/start': 'start refused',
+  '/v1/deploy-config': 'deploy config refused',
+};
+
+function logRefusal(
+  logger: Logger,
+  url: string | undefined,
+  status: number,
+  error: unknown,
+  reason: string,
+): void {
+  const record = REFUSAL_RECORDS[url ?? ''];
+  const failedStart = error instanceof SvcError && error.code === 'ERR_ENGINE_START_FAILED';
+  // A 401 says nothing about the request: its line is the record (spec §5 rule 4).
+  if (record !== undefined && status >= 400 && status < 500 && status !== 401 && !failedStart) {
+    logger.warn(record, { reason });
+  }
+}
 
 const BODY_LIMIT = 1024 * 1024;
 /** A refused body up to this size is read to its end first, so its 413 reaches the caller. */
@@ -137,6 +163,7 @@ export function buildControlApi({ token, logger, handlers }: ControlApiOptions):
     if (status === 500) {
       logger.error('request failed inside svc', { reason: error.message });
     }
+    logRefusal(logger, request.routeOptions.url, status, error, message);
     const send = (): void => {
       void reply.code(status).type('application/json').send({ error: message });
     };

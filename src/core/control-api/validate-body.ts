@@ -4,7 +4,7 @@
  * problem is reported naming its field.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
-import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
+import { type TypeCheck, TypeCompiler, ValueErrorType } from '@sinclair/typebox/compiler';
 
 import { HttpError } from '../http/http-error.ts';
 
@@ -50,6 +50,12 @@ export function validateBody<T extends TSchema>(schema: T, body: unknown): Stati
   }
   if (first.message.startsWith('Unexpected property')) {
     throw new HttpError(400, `${field} is not a field of this request`);
+  }
+  if (first.type === ValueErrorType.StringPattern) {
+    // A pattern says little to a person: the schema's title says what the value must look like.
+    // The value itself is not quoted: a refusal's reason is logged, and a body never is (spec §1.6).
+    const shape = first.schema.title ?? `a string matching ${String(first.schema['pattern'])}`;
+    throw new HttpError(400, `${field} must be ${shape}`);
   }
   const expected =
     describe(first.schema) ?? withArticle(first.message.replace(/^Expected /, '').toLowerCase());

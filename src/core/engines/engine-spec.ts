@@ -22,6 +22,11 @@ export interface EngineSpec {
   /** Bind address from BASEURL. */
   readonly host?: string;
   readonly port?: number;
+  /**
+   * BASEURL's path when not the usual `/v1`: where clients find the engine's OpenAI-compatible API
+   * (spec §2.2 `engine.path`). Reported in status, never passed to the engine.
+   */
+  readonly path?: string;
   /** Preset layers, lowest precedence first: `[*]` defaults, then the chosen section. */
   readonly presetLayers?: readonly (readonly SettingEntry[])[];
   /** Settings svc derives itself (deploy-config companions, quant), rendered after the fields. */

@@ -103,6 +103,8 @@ export function specFromDeployConfig(
   const context = positive(config.contextSize);
   const parallel = positive(config.parallel);
   const alias = config.servedModelName === '' ? undefined : config.servedModelName;
+  const path =
+    config.enginePath === undefined || config.enginePath === '/v1' ? undefined : config.enginePath;
   return {
     runner: config.runner,
     supervised: true,
@@ -113,5 +115,6 @@ export function specFromDeployConfig(
     ...(extraSettings.length > 0 ? { extraSettings } : {}),
     ...(config.serveArgs === undefined ? {} : { extraArgs: config.serveArgs }),
     ...(options.keyFile === undefined ? {} : { keyFile: options.keyFile }),
+    ...(path === undefined ? {} : { path }),
   };
 }

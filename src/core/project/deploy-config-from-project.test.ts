@@ -173,12 +173,14 @@ describe('the node-owned fields', () => {
     ['vllm', 'PROVIDER vllm\nMODEL org/q', ['max-model-len = 32768', 'max-num-seqs = 3']],
     ['mtplx', 'PROVIDER mtplx\nMODEL org/q', ['context-window = 32768', 'max-active-requests = 3']],
   ])(
-    '%s: takes context and slots from the preset when the Svcfile has none',
+    "%s: keeps the preset's own context and slots as serveArgs, never as fields the daemon scales (spec §1.3 rule 2)",
     (_name, head, entries) => {
       const deployed = config(lines(head, 'PRESET p.ini'), lines('[a]', ...entries));
-      expect(deployed.contextSize).toBe(32_768);
-      expect(deployed.parallel).toBe(3);
-      expect(deployed.serveArgs).toEqual([]);
+      expect(deployed.contextSize).toBeUndefined();
+      expect(deployed.parallel).toBeUndefined();
+      expect(deployed.serveArgs).toHaveLength(4);
+      expect(deployed.serveArgs).toContain('32768');
+      expect(deployed.serveArgs).toContain('3');
     },
   );
 
@@ -196,8 +198,7 @@ describe('the node-owned fields', () => {
       lines('PROVIDER llamacpp', 'PRESET p.ini'),
       lines('[*]', 'ctx-size = 4096', 'np = 1', '[a]', 'hf = org/q', 'ctx-size = 32768', 'np = 3'),
     );
-    expect(deployed.contextSize).toBe(32_768);
-    expect(deployed.parallel).toBe(3);
+    expect(deployed.serveArgs).toEqual(['--ctx-size', '32768', '--parallel', '3']);
   });
 });
 
@@ -213,7 +214,7 @@ describe('serveArgs', () => {
 
   it('never passes the node-owned llamacpp keys, in any spelling', () => {
     const deployed = config(
-      lines('PROVIDER llamacpp', 'MODEL org/m', 'PRESET p.ini'),
+      lines('PROVIDER llamacpp', 'MODEL org/m', 'CONTEXT 8k', 'PARALLEL 2', 'PRESET p.ini'),
       lines(
         '[a]',
         'model = /x.gguf',
@@ -252,7 +253,7 @@ describe('serveArgs', () => {
     ],
   ])('never passes the node-owned %s keys', (_name, head, entries) => {
     const deployed = config(
-      lines(head, 'MODEL org/m', 'PRESET p.ini'),
+      lines(head, 'MODEL org/m', 'CONTEXT 8k', 'PARALLEL 2', 'PRESET p.ini'),
       lines('[a]', ...entries, 'keep-me = 2'),
     );
     expect(deployed.serveArgs).toEqual(['--keep-me', '2']);

@@ -1,8 +1,11 @@
 /**
  * A Svcfile as a deploy config (spec §2.7): what a gateway or `svc fleet start` sends a daemon
- * node so it runs what the node's own Svcfile describes. The fields the daemon owns (model,
- * context, slots, name, metrics, keys) come from the Svcfile and its preset; the rest of the
- * preset travels as serveArgs, and BASEURL as the engine's --host/--port. Pure.
+ * node so it runs what the node's own Svcfile describes, the same engine command `svc serve`
+ * runs from it. The model and the served name come from the Svcfile or its preset; CONTEXT and
+ * PARALLEL become contextSize and parallel, which the daemon translates as serve does; the rest
+ * of the preset, its own context and slot settings included, travels as serveArgs, and BASEURL as
+ * the engine's --host/--port and its path as enginePath (what the daemon reports as engine.path).
+ * Pure.
  */
 import type { DeployConfig } from '../contract/deploy-config.ts';
 import { DEPLOY_RUNNERS, isDeployRunner } from '../contract/deploy-config.ts';
@@ -11,7 +14,7 @@ import type { EngineSpec } from '../engines/engine-spec.ts';
 import { ENGINES, isModelPath } from '../engines/engine-table.ts';
 import { failed, ok, type Result } from './diagnostics.ts';
 
-/** Preset keys the daemon sets itself from deploy-config fields; never passed through. */
+/** Preset keys the daemon sets itself from deploy-config fields, or never takes from a preset. */
 const NODE_OWNED = new Set([
   'model',
   'model-url',
@@ -20,15 +23,9 @@ const NODE_OWNED = new Set([
   'hf-token',
   'api-key',
   'api-key-file',
-  'ctx-size',
   'alias',
   'metrics',
-  'parallel',
-  'max-num-seqs',
-  'max-model-len',
   'served-model-name',
-  'max-active-requests',
-  'context-window',
   'model-id',
   'download',
 ]);
@@ -43,17 +40,11 @@ function presetValue(spec: EngineSpec, keys: readonly string[]): string | undefi
   return found?.value;
 }
 
-function positiveInteger(value: string | undefined): number | undefined {
-  return value !== undefined && /^\d+$/.test(value) && Number(value) > 0
-    ? Number(value)
-    : undefined;
-}
-
 export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<DeployConfig> {
   const runner = spec.runner;
   if (!isDeployRunner(runner)) {
     return failed([
-      `${source}: PROVIDER ${runner} cannot run on a daemon node (use ${DEPLOY_RUNNERS.join(', ')})`,
+      `${source}: PROVIDER ${runner} cannot run on a daemon node (use ${DEPLOY_RUNNERS.join(', ')}); run it with svc serve --api on its machine`,
     ]);
   }
   const engine = ENGINES[runner];
@@ -65,18 +56,21 @@ export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<D
   const split = runner === 'llamacpp' && !isModelPath(model) ? model.indexOf(':') : -1;
   const modelId = split < 0 ? model : model.slice(0, split);
   const quant = split < 0 ? undefined : model.slice(split + 1);
-  const contextKey = engine.context?.key;
-  const contextSize =
-    spec.context ??
-    (contextKey === undefined ? undefined : positiveInteger(presetValue(spec, [contextKey])));
-  const parallel = spec.parallel ?? positiveInteger(presetValue(spec, [engine.parallel.key]));
+  // spec §1.3 rule 2: the daemon scales contextSize by parallel for llama.cpp, which is right
+  // only for a Svcfile's CONTEXT and PARALLEL; a preset's own ctx-size and np stay as written.
+  const contextSize = spec.context;
+  const parallel = spec.parallel;
+  const restated = new Set([
+    ...(contextSize === undefined || engine.context === undefined ? [] : [engine.context.key]),
+    ...(parallel === undefined ? [] : [engine.parallel.key]),
+  ]);
 
   // ALIAS, else the preset's own alias: the name the engine answers to.
   const servedModelName =
     spec.alias ?? (engine.alias === undefined ? undefined : presetValue(spec, [engine.alias.key]));
   const passThrough = mergeLayers(
     (spec.presetLayers ?? []).map((layer) => presetParams(engine.dialect, layer)),
-  ).filter((param) => !NODE_OWNED.has(param.key));
+  ).filter((param) => !NODE_OWNED.has(param.key) && !restated.has(param.key));
   const serveArgs = renderParams(engine.dialect, passThrough);
   // BASEURL decides where the engine listens; it replaces the preset's host/port in place.
   const bind = [
@@ -97,6 +91,7 @@ export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<D
     ...(parallel === undefined ? {} : { parallel }),
     ...(servedModelName === undefined ? {} : { servedModelName }),
     serveArgs: [...withoutBind, ...bind],
+    ...(spec.path === undefined ? {} : { enginePath: spec.path }),
   });
 }
 

@@ -71,6 +71,7 @@ export function resolveProject({
     ...(project.parallel === undefined ? {} : { parallel: project.parallel.value }),
     ...(base?.host === undefined ? {} : { host: base.host }),
     ...(base?.port === undefined ? {} : { port: base.port }),
+    ...(base === undefined || base.path === '' || base.path === '/v1' ? {} : { path: base.path }),
     ...(presetLayers === undefined ? {} : { presetLayers }),
   };
   return ok(section === undefined ? { spec } : { spec, section });

@@ -1,9 +1,12 @@
 /**
  * Golden tests: Svcfile (+ preset) text → the exact engine command, through the real parser,
- * resolver and command builder. One row per rule of spec §1.2–§1.4 for each engine.
+ * resolver and command builder. One row per rule of spec §1.2–§1.4 for each engine. Every
+ * Svcfile here is also run the fleet's way (its deploy config, then the daemon's argv builder),
+ * which must give the same engine command (spec §1.3 rule 2; test/support/engine-parity.ts).
  */
 import { describe, expect, it } from 'vitest';
 
+import { expectSameOnNode } from '../../../test/support/engine-parity.ts';
 import { thrownBy } from '../../../test/support/errors.ts';
 import { buildCommand } from '../engines/build-command.ts';
 import { formatCommand } from '../engines/shell-quote.ts';
@@ -24,6 +27,7 @@ function command(svcfile: string, preset?: string, supervised = false): string {
         : { preset: { preset: unwrap(parsePreset(preset, 'preset.ini')), source: 'preset.ini' } }),
     }),
   );
+  expectSameOnNode(resolved.spec);
   const built = buildCommand(resolved.spec);
   return formatCommand([built.bin, ...built.args]);
 }

@@ -27,6 +27,12 @@ describe('deployBody', () => {
     expect(normaliseVersionPin('vnext')).toBe('vnext');
   });
 
+  it("never sends enginePath: a remote engine's path is the one its control plane publishes", () => {
+    expect(
+      deployBody('n', { runner: 'vllm', modelId: 'm', enginePath: '/api/v1' }, undefined),
+    ).toEqual({ runner: 'vllm', modelId: 'm' });
+  });
+
   it('refuses an instance type that is not family.size, naming the node and field', () => {
     expect(() =>
       deployBody('gpu-a', { runner: 'vllm', instanceType: 'xlarge' }, undefined),

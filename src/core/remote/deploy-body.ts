@@ -3,10 +3,9 @@
  * config plus the fleet file's `instance-type`, with a `spinloopVersion` pin stored and sent
  * without the leading `v` of a release tag, and an instance type that is `family.size`.
  */
+import { instanceTypeProblem } from '../contract/deploy-config.ts';
 import type { DeployConfig } from '../contract/schemas.ts';
 import { SvcError } from '../errors.ts';
-
-const INSTANCE_TYPE = /^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$/;
 
 /** spec §2.7: `v1.4.0` and `1.4.0` pin the same release; empty means the latest. */
 export function normaliseVersionPin(pin: string): string {
@@ -19,15 +18,14 @@ export function deployBody(
   instanceType: string | undefined,
 ): DeployConfig {
   const type = instanceType ?? config.instanceType;
-  if (type !== undefined && type !== '' && !INSTANCE_TYPE.test(type)) {
-    throw new SvcError(
-      'ERR_DEPLOY_CONFIG',
-      `node "${node}": instanceType ${JSON.stringify(type)} is not an instance type: give a family and a size, as in g6e.xlarge`,
-    );
+  const problem = type === undefined ? undefined : instanceTypeProblem(type);
+  if (problem !== undefined) {
+    throw new SvcError('ERR_DEPLOY_CONFIG', `node "${node}": instanceType ${problem}`);
   }
   const pin =
     config.spinloopVersion === undefined ? '' : normaliseVersionPin(config.spinloopVersion);
-  const { spinloopVersion: _version, instanceType: _type, ...rest } = config;
+  // A remote engine's path is the one its control plane publishes (spec §2.2), never ours to send.
+  const { spinloopVersion: _version, instanceType: _type, enginePath: _path, ...rest } = config;
   return {
     ...rest,
     ...(pin === '' ? {} : { spinloopVersion: pin }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { decodeEvents, encodeEvent } from './engine-watchdog.ts';
-import { TAIL_LINE_WIDTH, tailLines } from './log-tail.ts';
+import { startFailureMessage, TAIL_LINE_WIDTH, tailLines } from './log-tail.ts';
 import { missingModelFile, modelFileArgument } from './model-file.ts';
 
 describe('tailLines', () => {
@@ -24,6 +24,27 @@ describe('tailLines', () => {
 
   it('drops terminal escapes and control characters', () => {
     expect(tailLines('\u001b[31mred\u001b[0m\u0007 text\r\n', 5, [])).toEqual(['red text']);
+  });
+});
+
+describe('startFailureMessage', () => {
+  it("quotes this start's log lines, or says the engine wrote none", () => {
+    expect(
+      startFailureMessage('the engine exited during start-up (exit code 3)', ['a', 'b'], false),
+    ).toBe(
+      "the engine exited during start-up (exit code 3); the engine's last log lines:\n  a\n  b",
+    );
+    expect(startFailureMessage('could not start /bin/x: spawn EACCES', [], false)).toBe(
+      'could not start /bin/x: spawn EACCES; the engine wrote nothing to its log',
+    );
+  });
+
+  it('adds nothing when the engine output was forwarded: it is on the screen already', () => {
+    for (const lines of [[], ['fake-engine: failing on purpose']]) {
+      expect(
+        startFailureMessage('the engine exited during start-up (exit code 3)', lines, true),
+      ).toBe('the engine exited during start-up (exit code 3)');
+    }
   });
 });
 

@@ -53,6 +53,24 @@ export function tailLines(
   });
 }
 
+/**
+ * A failed start's reason with this start's last log lines, which a remote caller cannot read
+ * for itself. When the engine's output went to svc's own stdio (`shown`), it is on the screen
+ * already, just above: the reason stands alone.
+ */
+export function startFailureMessage(
+  reason: string,
+  lines: readonly string[],
+  shown: boolean,
+): string {
+  if (shown) {
+    return reason;
+  }
+  return lines.length === 0
+    ? `${reason}; the engine wrote nothing to its log`
+    : `${reason}; the engine's last log lines:\n${lines.map((line) => `  ${line}`).join('\n')}`;
+}
+
 export async function logSize(path: string): Promise<number> {
   try {
     return (await stat(path)).size;

@@ -18,7 +18,7 @@ import {
   type EngineProcess,
   EngineStartError,
 } from './engine-process.ts';
-import { logSize, readLogTail } from './log-tail.ts';
+import { logSize, readLogTail, startFailureMessage } from './log-tail.ts';
 import { missingModelFile } from './model-file.ts';
 import { redactArgs } from './redact-args.ts';
 import { SUPERVISOR_EDGES, type SupervisorEdges } from './supervisor-edges.ts';
@@ -81,7 +81,10 @@ export class Supervisor {
     return this.engine !== undefined || this.starting;
   }
 
-  /** Throws ERR_ENGINE_RUNNING (409), ERR_ENGINE_START_FAILED (400); nothing changes on failure. */
+  /**
+   * Throws ERR_ENGINE_RUNNING (409), ERR_ENGINE_UNAVAILABLE or ERR_ENGINE_START_FAILED (400);
+   * nothing changes on failure.
+   */
   async start(launch: Launch): Promise<void> {
     if (this.running) {
       throw new SvcError('ERR_ENGINE_RUNNING', 'an engine is already running; stop it first');
@@ -109,10 +112,10 @@ export class Supervisor {
     const engine = ENGINES[spec.runner];
     const command = buildCommand(spec);
     const bin = this.edges.locateBinary(spec.runner, this.options.env['PATH']);
-    // spec §1.6: failed starts are shown at error, with the reason (never the engine's output).
+    // What this host lacks refuses the start before anything runs: the caller reports it (spec
+    // §1.6: a refused request is a warn; a failed start, below, an error).
     const refuse = (reason: string): never => {
-      logger.error('engine start failed', { runner: spec.runner, reason });
-      throw new SvcError('ERR_ENGINE_START_FAILED', reason);
+      throw new SvcError('ERR_ENGINE_UNAVAILABLE', reason);
     };
     if (bin === undefined) {
       refuse(`${command.bin} not found on PATH: ${engine.installHint}`);
@@ -144,6 +147,7 @@ export class Supervisor {
     );
     const endpoint = engineEndpoint(spec.runner, command.args, {
       keyed: spec.keyFile !== undefined,
+      ...(spec.path === undefined ? {} : { path: spec.path }),
     });
     const baseUrl = localEngineUrl(spec.runner, command.args, endpoint.port);
     const health = engine.health;
@@ -169,11 +173,9 @@ export class Supervisor {
       }
       // The caller may be remote and cannot open the log: the reply quotes its last lines.
       const lines = await this.lastLines(START_FAILURE_LINES);
-      throw new SvcError(
-        'ERR_ENGINE_START_FAILED',
-        lines.length === 0
-          ? `${reason}; the engine wrote nothing to its log`
-          : `${reason}; the engine's last log lines:\n${lines.map((line) => `  ${line}`).join('\n')}`,
+      throw new EngineStartError(
+        startFailureMessage(reason, lines, this.options.output.kind !== 'log'),
+        error.exit,
       );
     }
 

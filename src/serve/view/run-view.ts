@@ -20,6 +20,8 @@ export interface ViewOptions {
   readonly source: string;
   readonly record: StateRecord;
   readonly logPath: string;
+  /** Where this run's lines begin in the log, which earlier runs' lines precede. */
+  readonly logFrom: number;
   /** svc's own log records; the newest is shown in the title (stderr would tear the screen). */
   readonly svcLines: string[];
   /** Settles when the engine has exited; the view closes then. */
@@ -34,7 +36,7 @@ const METRICS_REFRESH_MS = 1_000;
 
 export async function runView(options: ViewOptions): Promise<void> {
   const terminal = openTerminal(options.input, options.output, decodeKeys);
-  const tail = new LogTail(options.logPath);
+  const tail = new LogTail(options.logPath, options.logFrom);
   // A GPU once seen keeps its rows, so the metrics section never shrinks under the log.
   const gpuSlots = new Set<number>();
   const metricsNow = (): ViewState['metrics'] => {

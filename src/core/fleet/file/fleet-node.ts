@@ -4,6 +4,7 @@
  * `daemon` is reached at its host's control API; a `remote` environment is named by its registry
  * key, has no host, and always gates its engine with a key (spec §4.2 rule 4).
  */
+import { instanceTypeProblem } from '../../contract/deploy-config.ts';
 import { remoteNameProblem } from '../../remote/names.ts';
 
 export type WakePolicy = 'on' | 'off';
@@ -56,13 +57,6 @@ export type FleetNode = DaemonNode | RemoteNode;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** spec §2.7: an instance type is a family and a size separated by a dot (`g6e.xlarge`). */
-export function instanceTypeProblem(value: unknown): string | undefined {
-  return typeof value === 'string' && /^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$/.test(value)
-    ? undefined
-    : `${JSON.stringify(value)} is not an instance type: give a family and a size, as in g6e.xlarge`;
 }
 
 export interface NodeParseContext {
