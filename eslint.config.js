@@ -43,7 +43,7 @@ const layoutZones = [
     message: 'src/core knows nothing about which command runs it.',
   },
   {
-    target: ['./src/**/!(cli).ts', './test/**/*.ts'],
+    target: ['./src/!(cli).ts', './src/*/**/*.ts', './test/**/*.ts'],
     from: './src/commands.ts',
     message:
       'Only src/cli.ts reads the command table; a command module imports src/core/command.ts.',

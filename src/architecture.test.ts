@@ -1,25 +1,47 @@
 /**
  * The layout's rules that lint cannot see (eslint.config.js holds the rest): no import cycle,
- * type-only imports included (import/no-cycle skips them).
+ * type-only imports included (import/no-cycle skips them), and no file under src longer than
+ * MAX_LINES (sources, tests, the page's scripts and styles alike): one concern a file, split by
+ * concern when it grows past that.
  */
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
 import {
   describeCycle,
+  filesUnder,
   importCycles,
   importGraph,
   readModules,
 } from '../test/support/import-graph.ts';
 
 const ROOT = join(fileURLToPath(import.meta.url), '../..');
+const MAX_LINES = 300;
+
+/** Lines as an editor shows them: a last line without its newline counts too. */
+function lineCount(text: string): number {
+  return text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
 
 describe('the layout', () => {
   it('has no import cycle in src or test, type-only imports included', () => {
     const graph = importGraph(readModules([join(ROOT, 'src'), join(ROOT, 'test')]));
     expect(graph.size).toBeGreaterThan(100);
     expect(importCycles(graph).map((cycle) => describeCycle(cycle, ROOT))).toEqual([]);
+  });
+
+  it(`has no file under src over ${MAX_LINES} lines`, () => {
+    const long = filesUnder(join(ROOT, 'src'))
+      .map((path) => ({
+        path: relative(ROOT, path),
+        lines: lineCount(readFileSync(path, 'utf8')),
+      }))
+      .filter((file) => file.lines > MAX_LINES)
+      .map((file) => `${file.path} has ${file.lines} lines`)
+      .sort();
+    expect(long).toEqual([]);
   });
 });

@@ -2,12 +2,12 @@
 // JSON. Every data call carries the gateway token, asked once and kept in sessionStorage (this tab
 // only). Data reaches the page through textContent and DOM attributes only, never as HTML. Start
 // and Stop buttons show only when the gateway says this token may use them (/v1/fleet/rights).
+// node-card.js, loaded first, draws each node's card (el, nodeCard).
+/* global el, nodeCard */
 'use strict';
 
 const TOKEN_KEY = 'svc-gateway-token';
 const REFRESH_MS = 2000;
-const HISTORY_POINTS = 40;
-const SVG_NS = 'http://www.w3.org/2000/svg';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -31,8 +31,6 @@ const ui = {
 };
 
 let timer;
-/** Generation-token readings per node, for tokens/s: [{at, tokens}]. */
-const lastTokens = new Map();
 let chatAbort;
 
 function token() {
@@ -61,140 +59,6 @@ async function call(path, init = {}) {
     throw new Error(message);
   }
   return reply;
-}
-
-function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    node.setAttribute(name, value);
-  }
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
-}
-
-function ago(iso) {
-  if (!iso) {
-    return 'never';
-  }
-  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
-  if (seconds < 60) {
-    return `${seconds}s ago`;
-  }
-  if (seconds < 3600) {
-    return `${Math.round(seconds / 60)}m ago`;
-  }
-  return `${Math.round(seconds / 3600)}h ago`;
-}
-
-/** A sparkline of 0–100 values, with its current reading beside it. */
-function meter(label, values) {
-  const row = el('div', { class: 'meter' });
-  row.append(el('span', {}, label));
-  const svg = document.createElementNS(SVG_NS, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${HISTORY_POINTS - 1} 100`);
-  svg.setAttribute('preserveAspectRatio', 'none');
-  svg.setAttribute('role', 'img');
-  const recent = values.slice(-HISTORY_POINTS);
-  svg.setAttribute('aria-label', `${label} history, ${recent.length} readings`);
-  const line = document.createElementNS(SVG_NS, 'polyline');
-  const offset = HISTORY_POINTS - recent.length;
-  line.setAttribute(
-    'points',
-    recent.map((value, index) => `${index + offset},${100 - Math.min(100, value)}`).join(' '),
-  );
-  svg.append(line);
-  row.append(svg);
-  const current = recent.at(-1);
-  row.append(
-    el('span', { class: 'value' }, current === undefined ? '–' : `${Math.round(current)}%`),
-  );
-  return row;
-}
-
-function tokensPerSecond(name, stats) {
-  const tokens = stats && stats.tokens && stats.tokens.generationTokens;
-  if (tokens === undefined) {
-    lastTokens.delete(name);
-    return undefined;
-  }
-  const now = Date.now();
-  const previous = lastTokens.get(name);
-  lastTokens.set(name, { at: now, tokens });
-  if (!previous || now <= previous.at || tokens < previous.tokens) {
-    return undefined;
-  }
-  return (tokens - previous.tokens) / ((now - previous.at) / 1000);
-}
-
-function nodeCard(node, stats, statsError, operator) {
-  const card = el('li', { class: 'node', 'data-node': node.name });
-  const head = el('header');
-  head.append(el('h3', {}, node.name));
-  head.append(
-    el('span', { class: `state state-${node.state}`, 'data-field': 'state' }, node.state),
-  );
-  card.append(head);
-
-  const facts = el('dl', { class: 'facts' });
-  const fact = (term, value, field) => {
-    facts.append(el('dt', {}, term));
-    facts.append(el('dd', { 'data-field': field }, value));
-  };
-  fact('Ready', node.ready || (node.state === 'running' ? 'unknown' : '–'), 'ready');
-  fact('Model', node.servedName || node.model || node.wakeableModel || '–', 'model');
-  fact('Last active', ago(node.lastActiveAt), 'last-active');
-  const rate = tokensPerSecond(node.name, stats);
-  fact('Tokens/s', rate === undefined ? '–' : rate.toFixed(1), 'tokens-per-second');
-  if (node.detail) {
-    fact('Problem', node.detail, 'detail');
-  }
-  card.append(facts);
-
-  const history = (stats && stats.history) || [];
-  const cpu = history.filter((s) => s.c !== undefined).map((s) => s.c);
-  const ram = history.filter((s) => s.m !== undefined).map((s) => s.m);
-  if (cpu.length === 0 && stats && stats.cpu) {
-    cpu.push(stats.cpu.utilization);
-  }
-  if (ram.length === 0 && stats && stats.memory && stats.memory.total > 0) {
-    ram.push((stats.memory.used / stats.memory.total) * 100);
-  }
-  if (cpu.length > 0) {
-    card.append(meter('CPU', cpu));
-  }
-  if (ram.length > 0) {
-    card.append(meter('RAM', ram));
-  }
-  const gpuIndexes = new Set();
-  for (const sample of history) {
-    for (const gpu of sample.g || []) {
-      gpuIndexes.add(gpu.i);
-    }
-  }
-  for (const index of gpuIndexes) {
-    const series = history.flatMap((s) => (s.g || []).filter((g) => g.i === index).map((g) => g.u));
-    card.append(meter(`GPU ${index}`, series));
-  }
-  if (statsError) {
-    card.append(el('p', { class: 'hint' }, `readings: ${statsError}`));
-  }
-
-  if (!operator) {
-    return card;
-  }
-  const actions = el('div', { class: 'row' });
-  const running = node.state === 'running';
-  const button = el(
-    'button',
-    { type: 'button', 'aria-label': `${running ? 'Stop' : 'Start'} ${node.name}` },
-    running ? 'Stop' : 'Start',
-  );
-  button.addEventListener('click', () => control(node.name, running ? 'stop' : 'start', button));
-  actions.append(button);
-  card.append(actions);
-  return card;
 }
 
 async function control(name, action, button) {
@@ -246,7 +110,12 @@ async function refresh() {
     ui.nodes.replaceChildren(
       ...fleet.nodes.map((node) => {
         const entry = byName.get(node.name) || {};
-        return nodeCard(node, entry.stats, entry.error, rights.operator === true);
+        return nodeCard(
+          node,
+          entry.stats,
+          entry.error,
+          rights.operator === true ? control : undefined,
+        );
       }),
     );
     // Keep keyboard focus on the same control across a refresh.

@@ -9,11 +9,16 @@ import { loadPage, PAGE_CSP } from './fleet-page.ts';
 describe('loadPage', () => {
   it('serves the page and its assets with content types and a strict CSP', async () => {
     const page = await loadPage();
-    expect([...page.keys()].sort()).toEqual(['/', '/page/app.css', '/page/app.js']);
+    expect([...page.keys()].sort()).toEqual([
+      '/',
+      '/page/app.css',
+      '/page/app.js',
+      '/page/node-card.js',
+    ]);
     expect(page.get('/')?.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(page.get('/page/app.js')?.headers['content-type']).toBe(
-      'text/javascript; charset=utf-8',
-    );
+    for (const script of ['/page/app.js', '/page/node-card.js']) {
+      expect(page.get(script)?.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    }
     expect(page.get('/page/app.css')?.headers['content-type']).toBe('text/css; charset=utf-8');
     for (const asset of page.values()) {
       expect(asset.headers['content-security-policy']).toBe(PAGE_CSP);
