@@ -9,13 +9,22 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { fit, sanitizeLine } from '../../src/core/view/text.ts';
 import { alive, FAKE_BIN_DIR, freePort, waitForStatus } from '../support/daemon.ts';
 import { ENGINE_BIN_DIR, REPO_ROOT } from '../support/engines.ts';
 import { eventually } from '../support/eventually.ts';
+import {
+  dividerRows,
+  filled,
+  logGrown,
+  logRows,
+  metricsRedrawn,
+  sameRows,
+  showingTail,
+  wholeFrame,
+} from '../support/serve-screen.ts';
 import { SVC, tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
-import { startTmux, type TmuxSession } from '../support/tmux.ts';
+import { startTmux } from '../support/tmux.ts';
 
 const FOOTER = '↑↓ scroll   pgup/pgdn page   f pause   q quit';
 const COLUMNS = 100;
@@ -40,87 +49,6 @@ async function descendants(pid: number): Promise<number[]> {
     found.push(child, ...(await descendants(child)));
   }
   return found;
-}
-
-function logRows(screen: string): string[] {
-  const rows = screen.split('\n');
-  const dividers = rows.flatMap((row, index) => (row.startsWith('────') ? [index] : []));
-  return rows.slice((dividers[1] ?? 0) + 1, dividers[2] ?? rows.length);
-}
-
-function dividerRows(screen: string): number[] {
-  return screen.split('\n').flatMap((row, index) => (row.startsWith('────') ? [index] : []));
-}
-
-/** Whether `screen` is one whole frame for columns × rows: title, three dividers, the keys last. */
-function wholeFrame(screen: string, columns: number, rows: number): boolean {
-  const lines = screen.replace(/\n$/, '').split('\n');
-  return (
-    lines.length === rows &&
-    (lines[0] ?? '').startsWith('svc serve ·') &&
-    lines.filter((line) => line === '─'.repeat(columns)).length === 3 &&
-    (lines.at(-1) ?? '').startsWith('↑↓ scroll')
-  );
-}
-
-/** The rows with text, for comparing what the pane shows with the engine log. */
-function filled(rows: readonly string[]): string[] {
-  return rows.map((row) => row.trimEnd()).filter((row) => row !== '');
-}
-
-function sameRows(a: readonly string[], b: readonly string[]): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** The log's whole lines with text, each as the view draws it (sanitized, clipped; no padding). */
-async function drawnLines(log: string): Promise<string[]> {
-  const text = await readFile(log, 'utf8').catch(() => '');
-  return filled(
-    text
-      .slice(0, text.lastIndexOf('\n') + 1)
-      .split('\n')
-      .map((line) => fit(sanitizeLine(line), COLUMNS)),
-  );
-}
-
-/** Waits until the pane's last line is the engine log's last whole line; returns the pane. */
-async function showingTail(term: TmuxSession, log: string): Promise<string[]> {
-  const seen = await eventually(
-    async () => ({ lines: await drawnLines(log), rows: logRows(await term.capture()) }),
-    ({ lines, rows }) => lines.length > 0 && filled(rows).at(-1) === lines.at(-1),
-    "the log pane on the engine log's last line",
-    { show: ({ lines, rows }) => `log ends: ${lines.at(-1) ?? ''}\npane:\n${rows.join('\n')}` },
-  );
-  return seen.rows;
-}
-
-/** Waits until the engine has written whole lines past `before` to its log. */
-async function logGrown(log: string, before: string): Promise<void> {
-  await eventually(
-    () => readFile(log, 'utf8'),
-    (text) => text.length > before.length && text.endsWith('\n'),
-    'the engine writing new lines to its log',
-    { show: (text) => `${before.length} bytes before, ${text.length} now:\n${text.slice(-2000)}` },
-  );
-}
-
-/**
- * Waits until the view has redrawn its metrics `times` more times (each redraw moves the uptime
- * on), and returns that screen: a bound, by the view's own loop, for checks that nothing else
- * changed.
- */
-async function metricsRedrawn(term: TmuxSession, times: number): Promise<string> {
-  const uptime = (screen: string): string => /\(up ([^)]*)\)/.exec(screen)?.[1] ?? '';
-  let screen = await term.capture();
-  for (let redraw = 0; redraw < times; redraw += 1) {
-    const shown = uptime(screen);
-    screen = await eventually(
-      () => term.capture(),
-      (now) => uptime(now) !== '' && uptime(now) !== shown,
-      `the metrics redrawn past "up ${shown}"`,
-    );
-  }
-  return screen;
 }
 
 async function complete(port: number, tokens = 4): Promise<void> {
@@ -173,7 +101,7 @@ describe('svc serve view in a real terminal', () => {
     }
     screen = await term.waitFor(/generated [1-9]/);
     expect(screen).toMatch(/prompt tokens [1-9]/);
-    const tail = await showingTail(term, log);
+    const tail = await showingTail(term, log, COLUMNS);
     expect(filled(tail).at(-1)).toMatch(/release|print_timing|graph/);
 
     // Up: the window moves one line back.
@@ -203,11 +131,11 @@ describe('svc serve view in a real terminal', () => {
     );
     expect(filled(paged).length).toBeGreaterThan(0);
     await term.keys('NPage', 'NPage', 'Down', 'Down', 'Down');
-    await showingTail(term, log);
+    await showingTail(term, log, COLUMNS);
     const logAtTail = await readFile(log, 'utf8');
     await complete(port, 2);
     await logGrown(log, logAtTail);
-    const followed = await showingTail(term, log);
+    const followed = await showingTail(term, log, COLUMNS);
     expect(filled(followed).at(-1)).toMatch(/release|print_timing|graph|stop processing/);
 
     // f pauses: nothing new is read while the metrics keep refreshing (the redraws below would
@@ -225,7 +153,7 @@ describe('svc serve view in a real terminal', () => {
     expect(logRows(stillPaused)).toEqual(frozen);
     expect(dividerRows(stillPaused)).toEqual(dividerRows(first));
     await term.keys('f');
-    const resumed = await showingTail(term, log);
+    const resumed = await showingTail(term, log, COLUMNS);
     expect(resumed).not.toEqual(frozen);
     expect(await term.capture()).toContain('log: following');
 

@@ -121,8 +121,8 @@ export async function waitForStatus(
         return reply.status;
       } catch (error) {
         // fetch says only "fetch failed"; the cause says why (ECONNREFUSED while not listening).
-        const { message, cause } = error as Error & { cause?: { code?: string } };
-        return `no answer: ${cause?.code ?? message}`;
+        const { message, cause } = error as Error & { cause?: { code?: string; message?: string } };
+        return `no answer: ${cause?.code ?? cause?.message ?? message}`;
       }
     },
     (answer) => answer === status,

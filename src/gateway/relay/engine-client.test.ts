@@ -21,7 +21,7 @@ interface Outcome {
   error?: Error;
 }
 
-const opened: { close(): void }[] = [];
+const opened: { close(done?: () => void): void }[] = [];
 afterEach(() => {
   for (const server of opened.splice(0)) {
     server.close();
@@ -238,12 +238,8 @@ describe('EngineClient', () => {
     );
     const client = new EngineClient();
     expect((await send(client, request(origin))).body).toBe('ok');
-    await eventually(
-      () => Promise.resolve(client.idleCount(origin)),
-      (idle) => idle === 0,
-      'the client forgetting the connection the engine ended',
-      { intervalMs: 10 },
-    );
+    const idle = (): Promise<number> => Promise.resolve(client.idleCount(origin));
+    await eventually(idle, (count) => count === 0, 'the ended connection forgotten');
     expect(await send(client, request(origin))).toMatchObject({ body: 'ok' });
     expect(client.idleCount(origin)).toBe(1);
     expect(await send(client, request(origin, { freshConnection: true }))).toMatchObject({
@@ -291,10 +287,8 @@ describe('EngineClient', () => {
       request(origin, { headers: ['authorization', 'Bearer secret\r\nx-evil: 1'] }),
     );
     expect(injected.error?.message).toBe('the header "authorization" carries a line break');
-    const closed = createTcpServer();
-    const closedPort = await listen(closed);
-    opened.pop();
-    await new Promise((resolve) => closed.close(resolve));
+    const closedPort = await listen(createTcpServer());
+    await new Promise<void>((resolve) => opened.pop()?.close(resolve));
     const refused = await send(client, request(closedPort));
     expect(refused.error).toMatchObject({ code: 'ECONNREFUSED' });
   });
