@@ -1,0 +1,207 @@
+/**
+ * The scheduler's books: every node's record, the waiting queue, the requests in flight and where,
+ * the affinity memory, and the entries each action and event makes in them. No decisions here
+ * (scheduler.ts makes them); each method keeps the books consistent with one thing that happened.
+ *
+ * The in-flight count is kept per request, from dispatch to `end`, so an end frees the node it ran
+ * on and a node's count is exact (GUIDE D25 `inFlight`); the gateway's own counter, if kept, sees
+ * the same dispatches and ends and must agree.
+ */
+import { AffinityMemory } from './affinity.ts';
+import type { GroupView } from './groups.ts';
+import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes.ts';
+import { type Waiting, WaitQueue } from './queue.ts';
+import { queueLimitsFor } from './settings.ts';
+import type {
+  Action,
+  NodeView,
+  QueueLimits,
+  RejectDetail,
+  RejectReason,
+  RequestId,
+  SchedulerSettings,
+} from './types.ts';
+import type { PlanContext } from './wakes.ts';
+
+export class Ledger {
+  readonly records: readonly NodeRecord[];
+  readonly byName: ReadonlyMap<string, NodeRecord>;
+  readonly groups: ReadonlyMap<string, GroupView>;
+  readonly queue = new WaitQueue();
+  readonly running = new Map<RequestId, NodeRecord>();
+  readonly affinity = new AffinityMemory();
+  /** Per waiting model: since when a ready node has served it (deadlines.ts). */
+  readonly readySince = new Map<string, number>();
+
+  constructor(readonly settings: SchedulerSettings) {
+    this.records = settings.nodes.map((node, order) => nodeRecord(node, order));
+    this.byName = new Map(this.records.map((record) => [record.settings.name, record]));
+    this.groups = new Map(
+      [...settings.groups].map(([name, group]) => [
+        name,
+        {
+          name,
+          settings: group,
+          members: this.records.filter((record) => record.settings.group === name),
+        },
+      ]),
+    );
+    for (const record of this.records) {
+      const group = record.settings.group;
+      if (group !== undefined && !this.groups.has(group)) {
+        // The fleet file refuses an unknown group at start-up (GUIDE D26); reaching here is a bug.
+        throw new Error(`node "${record.settings.name}" names an unknown group "${group}"`);
+      }
+    }
+  }
+
+  limits(model: string): QueueLimits {
+    return queueLimitsFor(this.settings, model);
+  }
+
+  groupOf(record: NodeRecord): GroupView | undefined {
+    const name = record.settings.group;
+    return name === undefined ? undefined : this.groups.get(name);
+  }
+
+  context(now: number): PlanContext {
+    return {
+      records: this.records,
+      groupOf: (record) => this.groupOf(record),
+      queuedFor: (record) => this.queuedFor(record),
+      now,
+    };
+  }
+
+  /** Requests waiting here that the node serves. */
+  queuedFor(record: NodeRecord): number {
+    let count = 0;
+    for (const model of record.view?.state === 'running' ? record.view.serves : []) {
+      count += this.queue.length(model);
+    }
+    return count;
+  }
+
+  /** Slots freeing per second over the nodes serving the model (slots.ts). */
+  rateFor(model: string, now: number): number {
+    let rate = 0;
+    for (const record of this.records) {
+      if (record.view?.serves.includes(model) === true) {
+        rate += record.frees.rate(now);
+      }
+    }
+    return rate;
+  }
+
+  /** Where the request's leading prompt last went, when affinity is on (GUIDE D25). */
+  affinityNode(entry: Waiting): string | undefined {
+    return this.settings.affinity && entry.affinity !== undefined
+      ? this.affinity.nodeFor(entry.affinity)
+      : undefined;
+  }
+
+  views(views: readonly NodeView[]): void {
+    for (const view of views) {
+      const record = this.byName.get(view.name);
+      if (record !== undefined) {
+        applyView(record, view);
+      }
+    }
+  }
+
+  dispatch(entry: Waiting, node: NodeRecord, now: number): Action {
+    node.inFlight += 1;
+    node.ownActivityAt = now;
+    this.running.set(entry.id, node);
+    if (this.settings.affinity && entry.affinity !== undefined) {
+      this.affinity.remember(entry.affinity, node.settings.name);
+    }
+    const { id, model } = entry;
+    const waitedMs = now - entry.enqueuedAt;
+    return { kind: 'dispatch', id, model, node: node.settings.name, waitedMs };
+  }
+
+  /** A refusal; the entry is taken out of the queue if it waited there. */
+  reject(
+    entry: Waiting,
+    reason: RejectReason,
+    now: number,
+    retryAfterSeconds?: number,
+    detail?: RejectDetail,
+  ): Action {
+    this.queue.remove(entry.id);
+    return {
+      kind: 'reject',
+      id: entry.id,
+      model: entry.model,
+      reason,
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      waitedMs: now - entry.enqueuedAt,
+      ...(detail === undefined ? {} : { detail }),
+    };
+  }
+
+  /** A request is over: a waiting one leaves the queue at once, a running one frees its slot. */
+  end(id: RequestId, now: number): void {
+    if (this.queue.remove(id) !== undefined) {
+      return;
+    }
+    const node = this.running.get(id);
+    if (node === undefined) {
+      return;
+    }
+    this.running.delete(id);
+    node.inFlight -= 1;
+    node.ownActivityAt = now;
+    node.frees.add(now);
+  }
+
+  wake(
+    record: NodeRecord,
+    model: string,
+    cause: 'demand' | 'scale-out' | 'keep-warm',
+    now: number,
+  ): Action {
+    record.waking = { model, since: now };
+    return { kind: 'wake', node: record.settings.name, model, cause };
+  }
+
+  wakeEnded(node: string, outcome: { view: NodeView } | { detail: string }, now: number): void {
+    const record = this.byName.get(node);
+    if (record?.waking === undefined) {
+      return;
+    }
+    const { model } = record.waking;
+    record.waking = undefined;
+    if ('view' in outcome) {
+      record.wakeFailure = undefined;
+      applyView(record, outcome.view, true);
+    } else {
+      record.wakeFailure = { at: now, model, detail: outcome.detail };
+      // A wake that timed out leaves its engine loading (spec §4.2 rule 5): it may hold the GPU.
+      record.unsureSince = now;
+    }
+  }
+
+  stop(record: NodeRecord, reason: 'idle' | 'swap', now: number, group?: string): Action {
+    record.stopping = { reason, since: now };
+    const name = record.settings.name;
+    return { kind: 'stop', node: name, reason, ...(group === undefined ? {} : { group }) };
+  }
+
+  stopEnded(node: string, ok: boolean, now: number): void {
+    const record = this.byName.get(node);
+    if (record?.stopping === undefined) {
+      return;
+    }
+    record.stopping = undefined;
+    if (ok) {
+      applyView(record, stoppedView(record.view, node, now), true);
+    } else {
+      // Still up, as far as we know. Its idle clock restarts, so a failing stop is not retried
+      // at every event, and no swap picks it again before a fresh view.
+      record.unsureSince = now;
+      record.ownActivityAt = now;
+    }
+  }
+}

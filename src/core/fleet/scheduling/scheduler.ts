@@ -1,0 +1,275 @@
+/**
+ * The gateway's scheduler (GUIDE D25, D26; spec §4.2 rules 3 and 5): which node each request goes
+ * to, which wait, which are refused, which nodes to wake and which to stop. Deterministic and free
+ * of I/O: the gateway feeds it events with the time, applies the actions it answers, and reports
+ * how each wake and stop ended as another event. The same events at the same times give the same
+ * actions, which is what the tests (an injected clock, random interleavings) rely on.
+ *
+ * Wiring, at the edge, one loop:
+ *   const scheduler = new Scheduler(schedulerSettings({ ... }));
+ *   feed(event): for (const action of scheduler.step(event, now())) apply(action);
+ *                then arm one timer for scheduler.nextDueAt(now()) that feeds { kind: 'tick' }.
+ *   - a request: `arrive` (id, model, stream flag, affinityKey(body)); it is answered, now or
+ *     later, by one `dispatch` (send it there; `waitedMs` for Server-Timing) or one `reject`
+ *     (reason, Retry-After, detail); while it waits, `waiting(id, now)` gives its position.
+ *   - its reply ended or failed, or its caller hung up (waiting or not): `end`.
+ *   - node refreshes: `views` (view-of-snapshot.ts maps a snapshot).
+ *   - `wake`: start the node as today's coalesced wake does, then feed `wake-ended` with the view
+ *     that found it ready, or the failure; `stop`: stop it, then feed `stop-ended`.
+ *   Actions are applied after `step` returns; an event an action causes is fed afterwards.
+ *
+ * One concern per file: slots.ts (load, Retry-After), placement.ts (where a request goes,
+ * affinity), queue.ts (the FIFO per model), deadlines.ts (how long one waits, and what it is told),
+ * wakes.ts (wake, scale-out, swap, give up), groups.ts, idle-stop.ts, keep-warm.ts, nodes.ts (what
+ * is known of a node, late views), ledger.ts (the books each event and action writes), due.ts
+ * (the timer), affinity.ts and affinity-key.ts (prompt-cache affinity), settings.ts (defaults).
+ */
+import { expiryOf } from './deadlines.ts';
+import { nextDueAt } from './due.ts';
+import { idleStopAt, idleStopDue } from './idle-stop.ts';
+import { keepWarmModel, keepWarmPending } from './keep-warm.ts';
+import { Ledger } from './ledger.ts';
+import { isUp, readyFor } from './nodes.ts';
+import { place } from './placement.ts';
+import type { Waiting } from './queue.ts';
+import { retryAfterSeconds } from './slots.ts';
+import type { Action, RequestId, RequestInfo, SchedulerEvent, SchedulerSettings } from './types.ts';
+import { planFor, scaleOutFor } from './wakes.ts';
+
+export class Scheduler {
+  private readonly books: Ledger;
+
+  constructor(readonly settings: SchedulerSettings) {
+    this.books = new Ledger(settings);
+  }
+
+  step(event: SchedulerEvent, now: number): Action[] {
+    const actions: Action[] = [];
+    const books = this.books;
+    let refused: string | undefined;
+    switch (event.kind) {
+      case 'arrive':
+        refused = this.arrive(event.request, now, actions);
+        break;
+      case 'end':
+        books.end(event.id, now);
+        break;
+      case 'views':
+        books.views(event.views);
+        break;
+      case 'wake-ended':
+        books.wakeEnded(event.node, event.ok ? { view: event.view } : event, now);
+        break;
+      case 'stop-ended':
+        books.stopEnded(event.node, event.ok, now);
+        break;
+      case 'tick':
+        break;
+    }
+    // After an arrival every head still cannot be placed: only capacity coming back changes that.
+    if (event.kind !== 'arrive') {
+      this.drain(now, actions);
+    }
+    this.expire(now, actions);
+    this.plan(now, actions, refused);
+    // Idleness and keep-warm change with time and views, never with a request's arrival or end.
+    if (event.kind !== 'arrive' && event.kind !== 'end') {
+      this.stopIdle(now, actions);
+      this.keepWarm(now, actions);
+    }
+    return actions;
+  }
+
+  /** When a `tick` is next due (a deadline, an idle stop, a residency ending), if ever. */
+  nextDueAt(now: number): number | undefined {
+    return nextDueAt(this.books, now);
+  }
+
+  /** Where a waiting request stands (for its progress comments), or undefined once it does not. */
+  waiting(
+    id: RequestId,
+    now: number,
+  ): { readonly model: string; readonly position: number; readonly waitedMs: number } | undefined {
+    const entry = this.books.queue.get(id);
+    const position = this.books.queue.position(id);
+    return entry === undefined || position === undefined
+      ? undefined
+      : { model: entry.model, position, waitedMs: now - entry.enqueuedAt };
+  }
+
+  /** GUIDE D25 `queued`: how many wait for each model. */
+  queued(): ReadonlyMap<string, number> {
+    return this.books.queue.counts();
+  }
+
+  /** GUIDE D25 `inFlight`: this gateway's requests on the node. */
+  inFlight(node: string): number {
+    return this.books.byName.get(node)?.inFlight ?? 0;
+  }
+
+  /** Requests waiting here that the node would serve (GUIDE D28 `node_busy` names them). */
+  queuedFor(node: string): number {
+    const record = this.books.byName.get(node);
+    return record === undefined ? 0 : this.books.queuedFor(record);
+  }
+
+  /**
+   * Nodes loading a model that requests here wait for (GUIDE D13): the gateway refreshes them at
+   * its wake poll rate, so the wait ends when the engine answers, not at the next refresh.
+   */
+  awaited(): string[] {
+    const books = this.books;
+    return books.records
+      .filter((record) => isUp(record) && !record.view?.ready && books.queuedFor(record) > 0)
+      .map((record) => record.settings.name);
+  }
+
+  /** GUIDE D26 `idleStopAt`, in ms, for a running node under idle stop. */
+  idleStopAt(node: string): number | undefined {
+    const record = this.books.byName.get(node);
+    return record === undefined ? undefined : idleStopAt(record);
+  }
+
+  /** Returns the model of a request refused for a full queue: its demand may still wake a node. */
+  private arrive(request: RequestInfo, now: number, actions: Action[]): string | undefined {
+    const books = this.books;
+    if (books.queue.has(request.id) || books.running.has(request.id)) {
+      return undefined;
+    }
+    const entry: Waiting = { ...request, enqueuedAt: now };
+    const { model } = request;
+    // FIFO: while others wait for the model, a newcomer cannot go before them.
+    if (books.queue.length(model) === 0) {
+      const node = place(books.records, model, this.settings.prefer, books.affinityNode(entry));
+      if (node !== undefined) {
+        actions.push(books.dispatch(entry, node, now));
+        return undefined;
+      }
+    }
+    if (planFor(books.context(now), model, now).kind === 'none') {
+      actions.push(books.reject(entry, 'no_node', now));
+      return undefined;
+    }
+    const waiting = books.queue.length(model);
+    if (waiting >= books.limits(model).max) {
+      const retry = retryAfterSeconds(books.rateFor(model, now), waiting + 1);
+      actions.push(books.reject(entry, 'queue_full', now, retry));
+      return model;
+    }
+    books.queue.add(entry);
+    return undefined;
+  }
+
+  /** Offers free slots to the waiting: the longest-waiting model first, each model in order. */
+  private drain(now: number, actions: Action[]): void {
+    const books = this.books;
+    if (books.queue.size === 0) {
+      return;
+    }
+    for (let placed = true; placed;) {
+      placed = false;
+      for (const model of books.queue.models()) {
+        const head = books.queue.head(model);
+        if (head === undefined) {
+          continue;
+        }
+        const node = place(books.records, model, this.settings.prefer, books.affinityNode(head));
+        if (node !== undefined) {
+          books.queue.remove(head.id);
+          actions.push(books.dispatch(head, node, now));
+          placed = true;
+          break;
+        }
+      }
+    }
+  }
+
+  /** Refuses those whose wait ran out (deadlines.ts). */
+  private expire(now: number, actions: Action[]): void {
+    const books = this.books;
+    if (books.queue.size === 0) {
+      // Map.clear allocates a fresh table: only when there is something to clear.
+      if (books.readySince.size > 0) {
+        books.readySince.clear();
+      }
+      return;
+    }
+    for (const model of books.readySince.keys()) {
+      if (books.queue.length(model) === 0) {
+        books.readySince.delete(model);
+      }
+    }
+    for (const model of books.queue.models()) {
+      if (!books.records.some((record) => readyFor(record, model))) {
+        books.readySince.delete(model);
+      } else if (!books.readySince.has(model)) {
+        books.readySince.set(model, now);
+      }
+      const expired = expiryOf(books.context(now), model, books.queue.entries(model), {
+        readySince: books.readySince.get(model),
+        limits: books.limits(model),
+        wakeTimeoutMs: this.settings.wakeTimeoutMs,
+        rate: books.rateFor(model, now),
+        now,
+      });
+      for (const { entry, reason, retryAfterSeconds, detail } of expired) {
+        actions.push(books.reject(entry, reason, now, retryAfterSeconds, detail));
+      }
+    }
+  }
+
+  /** Wakes, scale-out, swaps and give-ups for the models with requests waiting (wakes.ts). */
+  private plan(now: number, actions: Action[], refused: string | undefined): void {
+    const books = this.books;
+    if (books.queue.size === 0 && refused === undefined) {
+      return;
+    }
+    const models = books.queue.models();
+    if (refused !== undefined && !models.includes(refused)) {
+      models.push(refused);
+    }
+    for (const model of models) {
+      const since = books.queue.head(model)?.enqueuedAt ?? now;
+      const context = books.context(now);
+      const plan = planFor(context, model, since);
+      if (plan.kind === 'wake') {
+        actions.push(books.wake(plan.node, model, 'demand', now));
+      } else if (plan.kind === 'swap') {
+        actions.push(books.stop(plan.victim, 'swap', now, plan.group));
+      } else if (plan.kind === 'serving' && books.queue.length(model) > 0) {
+        const extra = scaleOutFor(context, model, since);
+        if (extra !== undefined) {
+          actions.push(books.wake(extra, model, 'scale-out', now));
+        }
+      } else if (plan.kind === 'failed' || plan.kind === 'none') {
+        const detail = plan.kind === 'failed' ? { failures: plan.failures } : undefined;
+        const reason = plan.kind === 'failed' ? 'wake_failed' : 'no_node';
+        for (const entry of [...books.queue.entries(model)]) {
+          actions.push(books.reject(entry, reason, now, undefined, detail));
+        }
+      }
+    }
+  }
+
+  private stopIdle(now: number, actions: Action[]): void {
+    const books = this.books;
+    for (const record of books.records) {
+      if (idleStopDue(record, books.queuedFor(record), now)) {
+        actions.push(books.stop(record, 'idle', now));
+      }
+    }
+  }
+
+  private keepWarm(now: number, actions: Action[]): void {
+    const books = this.books;
+    for (const record of books.records) {
+      if (keepWarmPending(record)) {
+        record.warmDecided = true;
+        const model = keepWarmModel(record, books.groupOf(record));
+        if (model !== undefined) {
+          actions.push(books.wake(record, model, 'keep-warm', now));
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * The scheduler's vocabulary: what the gateway tells it (settings once, then events with `now`)
+ * and what it answers (actions). Plain data, no I/O: the gateway maps its node snapshots to
+ * NodeView (view-of-snapshot.ts), feeds events and applies the actions (scheduler.ts says how).
+ */
+import type { Preference } from '../file/fleet-file.ts';
+
+/** The gateway's own id for one request (a counter is enough). */
+export type RequestId = number;
+
+/** GUIDE D25 `queue`: how many requests for a model may wait, and for how long. */
+export interface QueueLimits {
+  readonly max: number;
+  readonly timeoutMs: number;
+}
+
+/** GUIDE D26 `groups.<name>`: members that may run at once, and how long one stays before a swap. */
+export interface GroupSettings {
+  readonly max: number;
+  readonly minResidencyMs: number;
+}
+
+/** One node's settings from the fleet file, each already resolved (the node's own wins). */
+export interface NodeSettings {
+  readonly name: string;
+  /** GUIDE D26 `group`. */
+  readonly group?: string;
+  /** GUIDE D26 `idleStop`; absent: off. */
+  readonly idleStopMs?: number;
+  /** GUIDE D26 `keepWarm`. */
+  readonly keepWarm: boolean;
+  /** GUIDE D25 `scaleOut`: whether this node may be started for load. */
+  readonly scaleOut: boolean;
+}
+
+export interface SchedulerSettings {
+  /** In fleet-file order: the order breaks ranking ties (spec §4.2 rule 3) and orders wakes. */
+  readonly nodes: readonly NodeSettings[];
+  /** GUIDE D12. */
+  readonly prefer: Preference;
+  /** GUIDE D25 `affinity`. */
+  readonly affinity: boolean;
+  /** GUIDE D25 `queue` (fleet-wide) and `queue.models` (per model, each key falling back). */
+  readonly queue: QueueLimits;
+  readonly queueByModel: ReadonlyMap<string, Partial<QueueLimits>>;
+  readonly groups: ReadonlyMap<string, GroupSettings>;
+  /** `--wake-timeout` (spec §4.2 rule 5): the bound on a wait with no ready node. */
+  readonly wakeTimeoutMs: number;
+}
+
+/**
+ * What a node is doing, as the gateway last saw it. `starting` and `stopping` are transitions
+ * other than ours (a control plane's `pending`); `unreachable`: its daemon did not answer.
+ */
+export type NodeCondition = 'running' | 'starting' | 'stopping' | 'stopped' | 'unreachable';
+
+/** One node as seen at `observedAt` (ms): a later view replaces it, an earlier one is ignored. */
+export interface NodeView {
+  readonly name: string;
+  readonly observedAt: number;
+  readonly state: NodeCondition;
+  /** Whether a running engine answered its health check (GUIDE D13: not ready is loading). */
+  readonly ready: boolean;
+  /** Names a running engine answers to (served name, model id); empty when it serves nothing usable. */
+  readonly serves: readonly string[];
+  /** GUIDE D25 `slots`; absent: unknown, and the node is never held back. */
+  readonly slots?: number;
+  /** GUIDE D25 `busy`: requests in its engine at the last scrape, from any caller. */
+  readonly busy?: number;
+  /** spec §3 activity, in ms; absent: never active. */
+  readonly lastActiveAt?: number;
+  /** When its engine started (ms), where known; residency and idleness count from it. */
+  readonly runningSince?: number;
+  /**
+   * Names a wake would answer to (spec §4.2 rule 5: what its source describes); empty or absent
+   * when it may not be woken. May be given for a running node too: it is kept across our stop.
+   */
+  readonly wakes?: readonly string[];
+  /** Its stored config already matches what a wake would start: tried first (spec §4.2 rule 5). */
+  readonly warm?: boolean;
+}
+
+/** A request as the gateway read it: enough to place it, nothing of its body. */
+export interface RequestInfo {
+  readonly id: RequestId;
+  readonly model: string;
+  readonly streaming: boolean;
+  /** The affinity key of its leading prompt (affinity-key.ts), when it has one. */
+  readonly affinity?: string;
+}
+
+export type SchedulerEvent =
+  /** A request arrived. */
+  | { readonly kind: 'arrive'; readonly request: RequestInfo }
+  /** A request is over: its reply ended or failed, or its caller hung up (waiting or not). */
+  | { readonly kind: 'end'; readonly id: RequestId }
+  /** Fresh views of some or all nodes. */
+  | { readonly kind: 'views'; readonly views: readonly NodeView[] }
+  /** A wake we asked for ended: ready (with the view that said so), or not. */
+  | {
+      readonly kind: 'wake-ended';
+      readonly node: string;
+      readonly ok: true;
+      readonly view: NodeView;
+    }
+  | {
+      readonly kind: 'wake-ended';
+      readonly node: string;
+      readonly ok: false;
+      readonly detail: string;
+    }
+  /** A stop we asked for ended. */
+  | { readonly kind: 'stop-ended'; readonly node: string; readonly ok: boolean }
+  /** Only time passed (the timer set from nextDueAt). */
+  | { readonly kind: 'tick' };
+
+export type RejectReason =
+  /** GUIDE D25: 429 with Retry-After. */
+  | 'queue_full'
+  /** GUIDE D25: 503 with Retry-After; waited past the queue timeout while nodes were full. */
+  | 'queue_timeout'
+  /** GUIDE D26: 503; waited past the wake timeout for a group held by busy members. */
+  | 'group_busy'
+  /** GUIDE D19: 504; waited past the wake timeout for a node that is starting or loading. */
+  | 'wake_timeout'
+  /** GUIDE D19: 502; every candidate's wake failed. */
+  | 'wake_failed'
+  /** GUIDE D19: nothing serves the model and nothing may be woken for it (404, or 502 for silence). */
+  | 'no_node';
+
+/** Why a group member cannot make room for another. */
+export type HoldReason =
+  | { readonly why: 'busy'; readonly inFlight: number; readonly queued: number }
+  | { readonly why: 'residency'; readonly remainingMs: number }
+  | { readonly why: 'starting' }
+  | { readonly why: 'stopping' };
+
+export type RejectDetail =
+  | ({ readonly group: string; readonly holder: string } & HoldReason)
+  | { readonly failures: readonly { readonly node: string; readonly detail: string }[] }
+  | { readonly waitingFor: string };
+
+export type Action =
+  /** Send the request to the node; `waitedMs` feeds `Server-Timing: queue;dur=` (GUIDE D25). */
+  | {
+      readonly kind: 'dispatch';
+      readonly id: RequestId;
+      readonly model: string;
+      readonly node: string;
+      readonly waitedMs: number;
+    }
+  | {
+      readonly kind: 'reject';
+      readonly id: RequestId;
+      readonly model: string;
+      readonly reason: RejectReason;
+      /** Whole seconds ≥ 1, where a retry can help. */
+      readonly retryAfterSeconds?: number;
+      readonly waitedMs: number;
+      readonly detail?: RejectDetail;
+    }
+  /** Start the node for the model; report the end as a `wake-ended` event. */
+  | {
+      readonly kind: 'wake';
+      readonly node: string;
+      readonly model: string;
+      readonly cause: 'demand' | 'scale-out' | 'keep-warm';
+    }
+  /** Stop the node; report the end as a `stop-ended` event. `group` names a swap's group. */
+  | {
+      readonly kind: 'stop';
+      readonly node: string;
+      readonly reason: 'idle' | 'swap';
+      readonly group?: string;
+    };

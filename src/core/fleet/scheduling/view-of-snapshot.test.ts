@@ -1,0 +1,77 @@
+/** A node snapshot as the scheduler sees it: states, names served, counts, times. */
+import { describe, expect, it } from 'vitest';
+
+import { daemonNode } from '../../../../test/support/fleet-node.ts';
+import type { NodeStatus } from '../drivers/node-driver.ts';
+import { viewOfSnapshot } from './view-of-snapshot.ts';
+
+const node = daemonNode('a');
+const ok = (status: NodeStatus): Parameters<typeof viewOfSnapshot>[0] => ({
+  node,
+  ok: true,
+  status,
+});
+
+describe('viewOfSnapshot', () => {
+  it('maps a running node with its names, counts and times', () => {
+    const status = {
+      state: 'running',
+      model: 'org/m',
+      servedName: 'chat',
+      ready: 'ready',
+      uptimeSeconds: 30,
+      lastActiveAt: '1970-01-01T00:01:00.000Z',
+      slots: 4,
+      busy: 1,
+    } as NodeStatus;
+    expect(viewOfSnapshot(ok(status), 100_000, { wakes: ['chat'], warm: true })).toEqual({
+      name: 'a',
+      observedAt: 100_000,
+      state: 'running',
+      ready: true,
+      serves: ['chat', 'org/m'],
+      slots: 4,
+      busy: 1,
+      lastActiveAt: 60_000,
+      runningSince: 70_000,
+      wakes: ['chat'],
+      warm: true,
+    });
+  });
+
+  it('serves nothing from a loopback-only engine, and reads loading as not ready', () => {
+    const view = viewOfSnapshot(
+      ok({
+        state: 'running',
+        model: 'm',
+        ready: 'not-ready',
+        engine: { port: 1, loopbackOnly: true },
+      }),
+      0,
+    );
+    expect(view).toMatchObject({ state: 'running', ready: false, serves: [] });
+  });
+
+  it.each([
+    ['stopped', 'stopped'],
+    ['idle', 'stopped'],
+    ['crashed', 'stopped'],
+    ['undeployed', 'stopped'],
+    ['pending', 'starting'],
+    ['stopping', 'stopping'],
+  ])('reads %s as %s', (state, condition) => {
+    expect(viewOfSnapshot(ok({ state }), 0).state).toBe(condition);
+  });
+
+  it('marks a node that did not answer unreachable, keeping what a wake would start', () => {
+    const silent = { node, ok: false as const, outcome: 'unreachable' as const, detail: 'refused' };
+    expect(viewOfSnapshot(silent, 5, { wakes: ['m'] })).toEqual({
+      name: 'a',
+      observedAt: 5,
+      state: 'unreachable',
+      ready: false,
+      serves: [],
+      wakes: ['m'],
+    });
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * What to do for a model that has requests waiting (spec §4.2 rule 5, GUIDE D13, D25 scale-out,
+ * D26 groups), pure: nothing (a ready node serves it and they wait for a slot; or one is coming),
+ * wake a node, stop a group member to make room for one, or give up.
+ *
+ * A wake and a queue are one wait: the requests stay in the model's queue while a node comes up
+ * and go to whichever slot frees first, on any node. One wake at a time per model for demand; a
+ * node already waking is never woken again. Candidates go warm first, then in file order (spec
+ * §4.2 rule 5). A candidate whose wake failed during this wait is not tried again in it.
+ *
+ * Scale-out (GUIDE D25, opt-in per node): when every ready node for the model is full and
+ * requests wait, one more candidate that allows it is started, unless one is already coming. It
+ * never evicts a group member: a swap is for a model nothing serves, not for more of one served.
+ */
+import { wakeOrder } from '../routing/wake-choice.ts';
+import { type GroupView, hasSpace, holder, holders, makingRoom, victim } from './groups.ts';
+import { comingFor, type NodeRecord, readyFor, wakeableFor } from './nodes.ts';
+import type { HoldReason } from './types.ts';
+
+export type Plan =
+  | { readonly kind: 'serving' }
+  | { readonly kind: 'coming'; readonly node: string }
+  | { readonly kind: 'wake'; readonly node: NodeRecord }
+  | { readonly kind: 'swap'; readonly victim: NodeRecord; readonly group: string }
+  | {
+      readonly kind: 'blocked';
+      readonly group: string;
+      readonly hold: ({ readonly holder: string } & HoldReason) | undefined;
+    }
+  | { readonly kind: 'failed'; readonly failures: readonly { node: string; detail: string }[] }
+  | { readonly kind: 'none' };
+
+export interface PlanContext {
+  /** Every node, in file order. */
+  readonly records: readonly NodeRecord[];
+  readonly groupOf: (record: NodeRecord) => GroupView | undefined;
+  /** Requests waiting here that the node would serve. */
+  readonly queuedFor: (record: NodeRecord) => number;
+  readonly now: number;
+}
+
+/** Wake candidates for `model`: stopped, describing it, not failed since `since`; wake order. */
+function candidates(context: PlanContext, model: string, since: number): NodeRecord[] {
+  const found = context.records
+    .filter(
+      (record) =>
+        wakeableFor(record, model) &&
+        (record.wakeFailure === undefined || record.wakeFailure.at < since),
+    )
+    .map((record) => ({ record, warm: record.view?.warm === true }));
+  return wakeOrder(found).map((entry) => entry.record);
+}
+
+/**
+ * A wake of it for `model` failed before this wait began, and no view since says whether its
+ * engine is still loading (a timed-out wake leaves it so): wait for the next view rather than
+ * refuse, or start it again beside itself.
+ */
+function maybeComing(record: NodeRecord, model: string, since: number): boolean {
+  const failure = record.wakeFailure;
+  return (
+    record.unsureSince !== undefined &&
+    failure !== undefined &&
+    failure.model === model &&
+    failure.at < since
+  );
+}
+
+/** `since`: when the oldest request waiting for the model began to. */
+export function planFor(context: PlanContext, model: string, since: number): Plan {
+  const { records } = context;
+  if (records.some((record) => readyFor(record, model))) {
+    return { kind: 'serving' };
+  }
+  const coming = records.find(
+    (record) => comingFor(record, model) || maybeComing(record, model, since),
+  );
+  if (coming !== undefined) {
+    return { kind: 'coming', node: coming.settings.name };
+  }
+  const order = candidates(context, model, since);
+  const full: GroupView[] = [];
+  for (const record of order) {
+    const group = context.groupOf(record);
+    if (group === undefined || hasSpace(group)) {
+      return { kind: 'wake', node: record };
+    }
+    if (!full.includes(group)) {
+      full.push(group);
+    }
+  }
+  for (const group of full) {
+    if (makingRoom(group)) {
+      const stopping = holders(group).find((member) => member.stopping !== undefined);
+      return {
+        kind: 'blocked',
+        group: group.name,
+        hold:
+          stopping === undefined ? undefined : { holder: stopping.settings.name, why: 'stopping' },
+      };
+    }
+    const chosen = victim(group, context.queuedFor, context.now);
+    if (chosen !== undefined) {
+      return { kind: 'swap', victim: chosen, group: group.name };
+    }
+  }
+  const [blocking] = full;
+  if (blocking !== undefined) {
+    return {
+      kind: 'blocked',
+      group: blocking.name,
+      hold: holder(blocking, context.queuedFor, context.now),
+    };
+  }
+  const failures: { node: string; detail: string }[] = [];
+  for (const record of records) {
+    const failure = record.wakeFailure;
+    if (failure !== undefined && failure.at >= since && failure.model === model) {
+      failures.push({ node: record.settings.name, detail: failure.detail });
+    }
+  }
+  return failures.length > 0 ? { kind: 'failed', failures } : { kind: 'none' };
+}
+
+/** The node to start for load on `model`, when scale-out allows one now (see above). */
+export function scaleOutFor(
+  context: PlanContext,
+  model: string,
+  since: number,
+): NodeRecord | undefined {
+  if (context.records.some((record) => comingFor(record, model))) {
+    return undefined;
+  }
+  return candidates(context, model, since).find((record) => {
+    const group = context.groupOf(record);
+    return record.settings.scaleOut && (group === undefined || hasSpace(group));
+  });
+}
