@@ -19,7 +19,7 @@ const commandFolders = ['daemon', 'serve', 'gateway', 'fleet', 'code', 'up', 're
 const commandRunsCommand = { up: ['./fleet/command.ts', './serve/command.ts'] };
 
 /** Folders that are pure: values in, values out, the clock as an argument (GUIDE "Shape of the code"). */
-const pureFolders = ['src/core/fleet/file', 'src/core/fleet/routing'];
+const pureFolders = ['src/core/fleet/file', 'src/core/fleet/routing', 'src/core/fleet/scheduling'];
 
 /** Node kinds' drivers (GUIDE D21): only the by-kind table builds them; everyone else sees NodeDriver. */
 const concreteDrivers = [

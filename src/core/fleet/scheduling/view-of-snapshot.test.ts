@@ -2,10 +2,13 @@
 import { describe, expect, it } from 'vitest';
 
 import { daemonNode } from '../../../../test/support/fleet-node.ts';
-import type { NodeStatus } from '../drivers/node-driver.ts';
+import type { NodeSnapshot } from '../state/node-snapshot.ts';
 import { viewOfSnapshot } from './view-of-snapshot.ts';
 
 const node = daemonNode('a');
+/** What a node that answered reports (the drivers' NodeStatus, reached through the snapshot). */
+type NodeStatus = Extract<NodeSnapshot, { ok: true }>['status'];
+
 const ok = (status: NodeStatus): Parameters<typeof viewOfSnapshot>[0] => ({
   node,
   ok: true,
