@@ -5,77 +5,27 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
+import {
+  divider,
+  IDLE,
+  logRegion,
+  now,
+  numbered,
+  RUNNING,
+  stateOf,
+  TALL,
+  withLog,
+} from '../../../test/support/serve-view-states.ts';
 import type { Stats } from '../../core/contract/schemas.ts';
 import { metricsLines } from '../../core/view/metrics-pane.ts';
 import { displayWidth, fit } from '../../core/view/text.ts';
 import { footer } from './keys.ts';
 import { layout, logRows, type ViewState } from './layout.ts';
-import { appendLines, applyAction, EMPTY_PANE, type LogPane } from './log-pane.ts';
+import { appendLines, applyAction, EMPTY_PANE } from './log-pane.ts';
 
 const ESC = '\u001b';
 // eslint-disable-next-line no-control-regex -- control characters are what must not reach the screen
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const GIB = 1024 ** 3;
-const now = new Date('2026-11-22T10:00:00.000Z');
-
-const IDLE: Stats = { state: 'idle' };
-
-const RUNNING: Stats = {
-  state: 'running',
-  runner: 'llamacpp',
-  modelId: 'qwen3-8b',
-  servedName: 'chat',
-  uptimeSeconds: 90,
-  ready: 'ready',
-  lastActiveAt: new Date(now.getTime() - 5000).toISOString(),
-  cpu: { utilization: 25 },
-  memory: { used: 8 * GIB, total: 32 * GIB },
-  gpus: [{ index: 0, utilization: 80, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB }],
-  history: [
-    { t: 1, c: 10, m: 20, g: [{ i: 0, u: 0, m: 50 }] },
-    { t: 2, c: 25, m: 25, g: [{ i: 0, u: 80, m: 50 }] },
-  ],
-  tokens: { running: 1, promptTokens: 100, generationTokens: 200, requests: 4 },
-  errors: ['boom'],
-};
-
-/** Eight GPUs: a tall metrics section. */
-const TALL: Stats = {
-  ...RUNNING,
-  gpus: Array.from({ length: 8 }, (_, index) => ({
-    index,
-    utilization: index * 10,
-    memoryUsed: index * GIB,
-    memoryTotal: 80 * GIB,
-    temperature: 50 + index,
-  })),
-  history: [],
-};
-
-const numbered = (from: number, count: number): string[] =>
-  Array.from({ length: count }, (_, index) => `log ${from + index}`);
-
-const stateOf = (stats: Stats, log: LogPane, extra: Partial<ViewState> = {}): ViewState => ({
-  source: './Svcfile',
-  metrics: { stats, now },
-  log,
-  ...extra,
-});
-
-/** A running engine with `count` log lines, on the tail. */
-const withLog = (count: number, stats: Stats = RUNNING): ViewState =>
-  stateOf(stats, appendLines(EMPTY_PANE, numbered(1, count), 10));
-
-const divider = (columns: number): string => '─'.repeat(columns);
-
-/** Lines between the second divider and the last one (frame drawn, rows ≥ 6). */
-const logRegion = (lines: readonly string[], columns: number): string[] => {
-  const dividers = lines.flatMap((line, index) => (line === divider(columns) ? [index] : []));
-  expect(dividers).toHaveLength(3);
-  const [, above = 0, below = 0] = dividers;
-  return lines.slice(above + 1, below);
-};
-
 const expectScreen = (lines: readonly string[], columns: number, rows: number): void => {
   expect(lines).toHaveLength(rows);
   for (const line of lines) {
