@@ -4,43 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import {
+  EVERY_READING,
+  GIB,
+  secondsAgo,
+  seriesLine,
+  view,
+} from '../../../test/support/metrics-pane-view.ts';
 import type { Stats } from '../contract/schemas.ts';
-import { metricsLines, type MetricsView } from './metrics-pane.ts';
-
-const now = new Date('2026-11-22T10:00:00.000Z');
-const secondsAgo = (seconds: number): string =>
-  new Date(now.getTime() - seconds * 1000).toISOString();
-const GIB = 1024 ** 3;
-
-const view = (stats: Stats, extra: Partial<MetricsView> = {}): MetricsView => ({
-  stats,
-  now,
-  ...extra,
-});
-
-/** The line for a series: its label, then two spaces and the gauge. */
-/** A running engine with every reading the pane shows. */
-const EVERY_READING: Stats = {
-  state: 'running',
-  runner: 'llamacpp',
-  modelId: 'qwen3-8b',
-  servedName: 'chat',
-  uptimeSeconds: 90,
-  ready: 'ready',
-  lastActiveAt: secondsAgo(5),
-  cpu: { utilization: 25 },
-  memory: { used: 8 * GIB, total: 32 * GIB },
-  gpus: [{ index: 0, utilization: 80, memoryUsed: 12 * GIB, memoryTotal: 24 * GIB }],
-  history: [
-    { t: 1, c: 10, m: 20, g: [{ i: 0, u: 0, m: 50 }] },
-    { t: 2, c: 25, m: 25, g: [{ i: 0, u: 80, m: 50 }] },
-  ],
-  tokens: { running: 1, promptTokens: 100, generationTokens: 200, requests: 4 },
-  errors: ['boom'],
-};
-
-const seriesLine = (lines: readonly string[], label: string): string | undefined =>
-  lines.find((line) => new RegExp(`^${label} +[█░]`).test(line));
+import { metricsLines } from './metrics-pane.ts';
 
 describe('metricsLines', () => {
   it.each(['idle', 'stopped', 'crashed'] as const)(
