@@ -2,45 +2,15 @@
  * Locating a project by a registered alias or a URL: notes naming what was used, a path of
  * the same spelling first, and no network for a URL until it is read.
  */
-import { mkdir, realpath, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../../../test/support/errors.ts';
 import { serveLoopback } from '../../../test/support/http-server.ts';
-import { tempDir } from '../../../test/support/temp-dir.ts';
-import type { AliasTable } from './aliases.ts';
-import { type LocateContext, locateProject, originOf } from './load.ts';
-
-/** A fresh empty directory, by its real path (no symlinked /tmp), removed when the test ends. */
-async function freshDir(): Promise<string> {
-  return realpath(await tempDir('svc-load-'));
-}
-
-async function svcfile(dir: string, text = 'PROVIDER llamacpp\n'): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, 'Svcfile');
-  await writeFile(path, text);
-  return path;
-}
-
-function context(
-  cwd: string,
-  env: Record<string, string | undefined> = {},
-  table: AliasTable = {},
-): LocateContext & { calls: () => number } {
-  let calls = 0;
-  return {
-    cwd,
-    env,
-    aliases: () => {
-      calls += 1;
-      return Promise.resolve(table);
-    },
-    calls: () => calls,
-  };
-}
+import { context, freshDir, svcfile } from '../../../test/support/project-dirs.ts';
+import { locateProject, originOf } from './load.ts';
 
 describe('locateProject with an alias', () => {
   it('uses a registered alias, with a note naming it and its target', async () => {

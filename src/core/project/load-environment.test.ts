@@ -1,26 +1,14 @@
 /** A project's environment: ENV lines over the process over the .env beside the Svcfile. */
-import { mkdir, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../../../test/support/errors.ts';
-import { tempDir } from '../../../test/support/temp-dir.ts';
+import { freshDir, svcfile } from '../../../test/support/project-dirs.ts';
 import { unwrap } from './diagnostics.ts';
 import { projectEnvironment } from './load.ts';
 import { parseSvcfile } from './parse.ts';
-
-/** A fresh empty directory, by its real path (no symlinked /tmp), removed when the test ends. */
-async function freshDir(): Promise<string> {
-  return realpath(await tempDir('svc-load-'));
-}
-
-async function svcfile(dir: string, text = 'PROVIDER llamacpp\n'): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, 'Svcfile');
-  await writeFile(path, text);
-  return path;
-}
 
 describe('projectEnvironment', () => {
   function project(text: string, source: string) {

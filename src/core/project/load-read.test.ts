@@ -2,27 +2,15 @@
  * Reading a project's origin and its preset, and where a preset reference points from a file
  * or a URL origin.
  */
-import { mkdir, realpath, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../../../test/support/errors.ts';
 import { serveLoopback } from '../../../test/support/http-server.ts';
-import { tempDir } from '../../../test/support/temp-dir.ts';
+import { freshDir, svcfile } from '../../../test/support/project-dirs.ts';
 import { type Origin, presetLocation, readOrigin, readPreset } from './load.ts';
-
-/** A fresh empty directory, by its real path (no symlinked /tmp), removed when the test ends. */
-async function freshDir(): Promise<string> {
-  return realpath(await tempDir('svc-load-'));
-}
-
-async function svcfile(dir: string, text = 'PROVIDER llamacpp\n'): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, 'Svcfile');
-  await writeFile(path, text);
-  return path;
-}
 
 describe('readOrigin and readPreset', () => {
   it('reads a file origin', async () => {

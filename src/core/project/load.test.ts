@@ -2,44 +2,14 @@
  * Locating a project (spec §1.1): how a target that is nothing, SVC_ALIAS or a path names its
  * Svcfile, and how an origin is described.
  */
-import { mkdir, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { rejectionOf } from '../../../test/support/errors.ts';
-import { tempDir } from '../../../test/support/temp-dir.ts';
-import type { AliasTable } from './aliases.ts';
-import { describeOrigin, isUrl, type LocateContext, locateProject } from './load.ts';
-
-/** A fresh empty directory, by its real path (no symlinked /tmp), removed when the test ends. */
-async function freshDir(): Promise<string> {
-  return realpath(await tempDir('svc-load-'));
-}
-
-async function svcfile(dir: string, text = 'PROVIDER llamacpp\n'): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, 'Svcfile');
-  await writeFile(path, text);
-  return path;
-}
-
-function context(
-  cwd: string,
-  env: Record<string, string | undefined> = {},
-  table: AliasTable = {},
-): LocateContext & { calls: () => number } {
-  let calls = 0;
-  return {
-    cwd,
-    env,
-    aliases: () => {
-      calls += 1;
-      return Promise.resolve(table);
-    },
-    calls: () => calls,
-  };
-}
+import { context, freshDir, svcfile } from '../../../test/support/project-dirs.ts';
+import { describeOrigin, isUrl, locateProject } from './load.ts';
 
 describe('isUrl and describeOrigin', () => {
   it.each<[string, boolean]>([
