@@ -4,46 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode, remoteNode } from '../../../../test/support/fleet-node.ts';
+import { remoteNode } from '../../../../test/support/fleet-node.ts';
+import {
+  fleetOf,
+  gpu,
+  node,
+  type OkSnapshot,
+  running,
+  SERVED,
+} from '../../../../test/support/route-snapshots.ts';
 import type { StatusResponse } from '../../contract/schemas.ts';
-import type { DaemonNode, Fleet, FleetNode, Preference } from '../file/fleet-file.ts';
-import type { NodeSnapshot } from '../state/node-snapshot.ts';
+import type { FleetNode } from '../file/fleet-file.ts';
 import { engineTarget, route } from './route.ts';
-
-const MODEL = 'org/model';
-const SERVED = 'chat';
-
-const node = (name: string, extra: Partial<DaemonNode> = {}): DaemonNode =>
-  daemonNode(name, { host: `${name}.lan`, ...extra });
-
-/** The node `gpu` of the engineTarget cases, at gpu.lan unless told. */
-const gpu = (extra: Partial<DaemonNode> = {}): DaemonNode => node('gpu', extra);
-
-function fleetOf(nodes: readonly FleetNode[], prefer?: Preference): Fleet {
-  return { path: 'fleet.yaml', nodes, ...(prefer === undefined ? {} : { prefer }) };
-}
-
-type OkSnapshot = NodeSnapshot & { ok: true };
-
-/** Changes to the default status; a field set to undefined is left out of the reply. */
-type StatusChanges = { [K in keyof StatusResponse]?: StatusResponse[K] | undefined };
-
-/** A node running MODEL as SERVED, ready, its engine on 8080, never active unless told. */
-function running(target: FleetNode, changes: StatusChanges = {}): OkSnapshot {
-  const status = Object.fromEntries(
-    Object.entries({
-      state: 'running',
-      runner: 'llamacpp',
-      model: MODEL,
-      servedName: SERVED,
-      engine: { port: 8080 },
-      ready: 'ready',
-      version: 'dev',
-      ...changes,
-    }).filter(([, value]) => value !== undefined),
-  ) as StatusResponse;
-  return { node: target, ok: true, status };
-}
 
 function target(snapshot: OkSnapshot): { baseUrl: string; key?: string } {
   const result = engineTarget(snapshot, 'fleet.yaml');

@@ -5,43 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../../test/support/fleet-node.ts';
-import type { StatusResponse } from '../../contract/schemas.ts';
-import type { DaemonNode, Fleet, FleetNode, Preference } from '../file/fleet-file.ts';
+import {
+  fleetOf,
+  MODEL,
+  node,
+  running,
+  SERVED,
+  type StatusChanges,
+} from '../../../../test/support/route-snapshots.ts';
+import type { Fleet, FleetNode } from '../file/fleet-file.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
 import { type Decision, describeFleet, route, serves } from './route.ts';
-
-const MODEL = 'org/model';
-const SERVED = 'chat';
-
-const node = (name: string, extra: Partial<DaemonNode> = {}): DaemonNode =>
-  daemonNode(name, { host: `${name}.lan`, ...extra });
-
-function fleetOf(nodes: readonly FleetNode[], prefer?: Preference): Fleet {
-  return { path: 'fleet.yaml', nodes, ...(prefer === undefined ? {} : { prefer }) };
-}
-
-type OkSnapshot = NodeSnapshot & { ok: true };
-
-/** Changes to the default status; a field set to undefined is left out of the reply. */
-type StatusChanges = { [K in keyof StatusResponse]?: StatusResponse[K] | undefined };
-
-/** A node running MODEL as SERVED, ready, its engine on 8080, never active unless told. */
-function running(target: FleetNode, changes: StatusChanges = {}): OkSnapshot {
-  const status = Object.fromEntries(
-    Object.entries({
-      state: 'running',
-      runner: 'llamacpp',
-      model: MODEL,
-      servedName: SERVED,
-      engine: { port: 8080 },
-      ready: 'ready',
-      version: 'dev',
-      ...changes,
-    }).filter(([, value]) => value !== undefined),
-  ) as StatusResponse;
-  return { node: target, ok: true, status };
-}
 
 /** Active `idleSeconds` ago. */
 function idleFor(idleSeconds: number): StatusChanges {
