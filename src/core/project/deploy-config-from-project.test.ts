@@ -4,34 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import type { DeployConfig } from '../contract/deploy-config.ts';
-import { deployConfigFromSpec } from './deploy-config-from-project.ts';
-import { type Result, unwrap } from './diagnostics.ts';
-import { parseSvcfile } from './parse.ts';
-import { parsePreset } from './preset.ts';
-import { resolveProject } from './resolve.ts';
-
-function deploy(svcfile: string, preset?: string): Result<DeployConfig> {
-  const project = unwrap(parseSvcfile(svcfile, 'Svcfile'));
-  const resolved = unwrap(
-    resolveProject({
-      project,
-      supervised: false,
-      ...(preset === undefined
-        ? {}
-        : { preset: { preset: unwrap(parsePreset(preset, 'p.ini')), source: 'p.ini' } }),
-    }),
-  );
-  return deployConfigFromSpec(resolved.spec, 'nodes/gpu/Svcfile');
-}
-
-function config(svcfile: string, preset?: string): DeployConfig {
-  const result = deploy(svcfile, preset);
-  if (!result.ok) {
-    throw new Error(`expected a deploy config, got:\n${result.problems.join('\n')}`);
-  }
-  return result.value;
-}
+import { config, deploy } from '../../../test/support/deploy-config-of.ts';
 
 function refused(svcfile: string, preset?: string): string[] {
   const result = deploy(svcfile, preset);
