@@ -5,18 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { parseHelpers } from '../../../../test/support/parse-result.ts';
-import { type FleetSources, parseFleet } from './fleet-file.ts';
-
-const NO_VARIABLES: FleetSources = { env: {}, dotenv: {} };
-
-const { problems } = parseHelpers(
-  (text, source) => parseFleet(text, source, NO_VARIABLES),
-  'the fleet file',
-  'fleet.yaml',
-);
-
-const lines = (...parts: string[]): string => `${parts.join('\n')}\n`;
+import { lines, NO_VARIABLES, problems } from '../../../../test/support/fleet-text.ts';
+import { parseFleet } from './fleet-file.ts';
 
 describe('problems', () => {
   it('reports every problem in the file at once', () => {

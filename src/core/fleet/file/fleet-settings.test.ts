@@ -4,22 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { parseHelpers } from '../../../../test/support/parse-result.ts';
-import { type FleetSources, parseFleet } from './fleet-file.ts';
-
-const NO_VARIABLES: FleetSources = { env: {}, dotenv: {} };
-
-const { parsed, problems } = parseHelpers(
-  (text, source) => parseFleet(text, source, NO_VARIABLES),
-  'the fleet file',
-  'fleet.yaml',
-);
-
-const lines = (...parts: string[]): string => `${parts.join('\n')}\n`;
-
-/** A fleet file with one node `a` on host `h`, the node's extra lines indented under it. */
-const oneNode = (...nodeLines: string[]): string =>
-  lines('nodes:', '  - name: a', '    host: h', ...nodeLines.map((line) => `    ${line}`));
+import { lines, oneNode, parsed, problems } from '../../../../test/support/fleet-text.ts';
 
 describe('wake (YAML 1.2)', () => {
   it('reads wake: on as the string "on", not a boolean', () => {

@@ -5,25 +5,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { asDaemon } from '../../../../test/support/fleet-node.ts';
-import { parseHelpers } from '../../../../test/support/parse-result.ts';
-import { type FleetSources, parseFleet, type Variables } from './fleet-file.ts';
-
-const NO_VARIABLES: FleetSources = { env: {}, dotenv: {} };
-
-const { parsed, problems } = parseHelpers(
-  (text, source) => parseFleet(text, source, NO_VARIABLES),
-  'the fleet file',
-  'fleet.yaml',
-);
-
-const lines = (...parts: string[]): string => `${parts.join('\n')}\n`;
-
-/** A fleet file with one node `a` on host `h`, the node's extra lines indented under it. */
-const oneNode = (...nodeLines: string[]): string =>
-  lines('nodes:', '  - name: a', '    host: h', ...nodeLines.map((line) => `    ${line}`));
-
-const withVariables = (text: string, env: Variables, dotenv: Variables = {}) =>
-  parseFleet(text, 'fleet.yaml', { env, dotenv });
+import { oneNode, parsed, problems, withVariables } from '../../../../test/support/fleet-text.ts';
+import { parseFleet } from './fleet-file.ts';
 
 describe('token variables', () => {
   const text = oneNode('tokenEnv: NODE_TOKEN', 'engineTokenEnv: ENGINE_KEY');
