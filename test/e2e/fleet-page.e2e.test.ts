@@ -32,7 +32,7 @@ declare const sessionStorage: { getItem(key: string): string | null };
 declare const localStorage: { readonly length: number };
 declare const window: { replyChanges?: { changes: number } };
 declare class MutationObserver {
-  constructor(callback: () => void);
+  constructor(callback: (records: readonly unknown[]) => void);
   observe(target: BrowserNode, options: Record<string, boolean>): void;
 }
 
