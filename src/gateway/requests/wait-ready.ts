@@ -8,6 +8,7 @@ import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import { type EngineTarget, engineTarget, serves } from '../../core/fleet/routing/route.ts';
 import { WAKE_TIMEOUT_RETRY_S } from '../../core/fleet/scheduling/deadlines.ts';
+import { TRUST_READINESS_MS } from '../../core/fleet/scheduling/view-of-snapshot.ts';
 import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
@@ -16,11 +17,6 @@ import type { WakeEdges } from './wake-edges.ts';
 // A waking node is asked often: the wake gap (engine ready → first byte, docs/benchmarks.md) is
 // bounded by this plus the daemon's own readiness poll.
 export const POLL_MS = 100;
-/**
- * Our daemons report readiness within their first sampler tick; only a daemon that still has not
- * after this long is one that predates the check.
- */
-export const TRUST_READINESS_MS = 3_000;
 
 /** What the wait reads and asks. */
 export interface ReadyWait {
