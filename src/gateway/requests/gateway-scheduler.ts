@@ -173,6 +173,12 @@ export class GatewayScheduler {
     this.waking.set(model, name);
     try {
       await this.deps.waker.wakeNode(node, model);
+    } catch (error) {
+      // A wake that ran out of time leaves the engine loading (GUIDE D19): not a failure to try
+      // the next node for; those waiting keep waiting for it until their own deadline.
+      if (!(error instanceof GatewayError && error.code === 'wake_timeout')) {
+        throw error;
+      }
     } finally {
       this.wakeEnded.set(name, this.deps.timers.now());
       if (this.waking.get(model) === name) {
