@@ -103,7 +103,14 @@ export async function complete(
     dispatch = admission.placed;
   } else {
     try {
-      const placed = await waitForPlace(deps, admission, response, { model, streaming }, snapshots);
+      const placed = await waitForPlace(
+        deps,
+        admission,
+        response,
+        { model, streaming },
+        snapshots,
+        context,
+      );
       if (placed === undefined) {
         return;
       }

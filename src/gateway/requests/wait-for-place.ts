@@ -29,6 +29,8 @@ export async function waitForPlace(
   response: ServerResponse,
   request: { readonly model: string; readonly streaming: boolean },
   snapshots: readonly NodeSnapshot[],
+  /** The request's log fields: a wait that ends without a dispatch names the node being woken. */
+  logged: { node?: string },
 ): Promise<Placed | undefined> {
   const { scheduling } = deps;
   const since = scheduling.now();
@@ -53,6 +55,10 @@ export async function waitForPlace(
     }
     throw error instanceof Refused ? await scheduling.refusal(error.action, snapshots) : error;
   } finally {
+    const woken = scheduling.wakingFor(request.model);
+    if (logged.node === undefined && woken !== undefined) {
+      logged.node = woken;
+    }
     response.off('close', hangUp);
     deps.metrics.waitEnded();
   }
