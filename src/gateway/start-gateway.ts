@@ -7,6 +7,8 @@ import { SvcError } from '../core/errors.ts';
 import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
 import { STATUS_TIMEOUT_MS } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, Variables } from '../core/fleet/file/fleet-file.ts';
+import { Scheduler } from '../core/fleet/scheduling/scheduler.ts';
+import { schedulerSettings } from '../core/fleet/scheduling/settings.ts';
 import { NODE_STATES_DEFAULTS } from '../core/fleet/state/node-snapshot.ts';
 import { FleetView } from '../core/fleet/state/node-snapshots.ts';
 import { NodeStates } from '../core/fleet/state/node-states.ts';
@@ -16,7 +18,9 @@ import type { Logger } from '../core/logger.ts';
 import { buildGateway } from './http/app.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { loadPage } from './page/fleet-page.ts';
+import { GatewayScheduler } from './requests/gateway-scheduler.ts';
 import { InFlight } from './requests/in-flight.ts';
+import type { LoopTimers } from './requests/schedule-loop.ts';
 import { Waker } from './requests/wake.ts';
 
 export interface GatewayOptions {
@@ -56,6 +60,16 @@ function operatorTokenOf(options: GatewayOptions): string | undefined {
   return operator.token;
 }
 
+/** The scheduler's clock is the wall clock: node views and `lastActiveAt` are on it. */
+const SCHEDULER_TIMERS: LoopTimers = {
+  now: () => Date.now(),
+  after: (ms, run) => {
+    const timer = setTimeout(run, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
 export interface RunningGateway {
   readonly address: ListenAddress;
   close(graceMs?: number): Promise<void>;
@@ -81,9 +95,24 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   // A scrape reads node state like /v1/fleet does: the kept snapshots, refreshed when stale.
   const metrics = new GatewayMetrics(() => view.all());
   const waker = new Waker(view, options.wakeTimeoutMs, options.logger, driver, metrics);
-  const server = buildGateway({
+  const scheduling = new GatewayScheduler({
+    scheduler: new Scheduler(
+      schedulerSettings({
+        nodes: options.fleet.nodes.map((node) => ({ name: node.name })),
+        ...(options.fleet.prefer === undefined ? {} : { prefer: options.fleet.prefer }),
+        wakeTimeoutMs: options.wakeTimeoutMs,
+      }),
+    ),
     view,
     waker,
+    driver,
+    logger: options.logger,
+    timers: SCHEDULER_TIMERS,
+    wakeTimeoutMs: options.wakeTimeoutMs,
+  });
+  const server = buildGateway({
+    view,
+    scheduling,
     metrics,
     page: await loadPage(),
     nodes: driver,
@@ -107,6 +136,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         });
       });
       states.close();
+      scheduling.close();
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;

@@ -416,10 +416,19 @@ describe('svc gateway with fake engines', () => {
     expect(await errorOf(reply)).toBe(
       'node "slow" did not answer within 2s: its engine may still be loading, so it has been left running; check `svc fleet status`',
     );
-    const status = await fetch(`${test.daemons['slow']?.url ?? ''}/v1/status`, {
-      headers: { authorization: `Bearer ${NODE_TOKEN}` },
-    });
-    expect(((await status.json()) as { state: string }).state).toBe('running');
+    // Left running: the daemon reports it so once its start window ends (a loaded machine may
+    // answer the 504 before that), and nothing stops it.
+    const state = async (): Promise<string> =>
+      (
+        (await (
+          await fetch(`${test.daemons['slow']?.url ?? ''}/v1/status`, {
+            headers: { authorization: `Bearer ${NODE_TOKEN}` },
+          })
+        ).json()) as { state: string }
+      ).state;
+    expect(
+      await eventually(state, (now) => now !== 'idle', 'the daemon leaving its start window'),
+    ).toBe('running');
   });
 
   it('refuses without starting anything when wake is off, naming the node and svc fleet start', async () => {

@@ -17,6 +17,9 @@ export type GatewayErrorCode =
   | 'loopback_only'
   | 'wake_failed'
   | 'wake_timeout'
+  | 'queue_full'
+  | 'queue_timeout'
+  | 'group_busy'
   | 'reply_timeout'
   | 'internal_error';
 
@@ -30,6 +33,10 @@ export interface GatewayErrorOptions {
 export function errorType(status: number): string {
   if (status === 401) {
     return 'authentication_error';
+  }
+  if (status === 429) {
+    // GUIDE D25: a full queue is a rate limit, as OpenAI's own 429s are typed.
+    return 'rate_limit_error';
   }
   return status >= 500 ? 'server_error' : 'invalid_request_error';
 }

@@ -17,10 +17,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { daemonNode } from '../../../test/support/fleet-node.ts';
 import type { EngineTarget } from '../../core/fleet/routing/route.ts';
+import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
+import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { complete, type CompleteDeps } from './complete.ts';
+import type { GatewayScheduler } from './gateway-scheduler.ts';
 import { InFlight } from './in-flight.ts';
-import type { Waker } from './wake.ts';
+import { ScheduleLoop } from './schedule-loop.ts';
 
 const opened: Server[] = [];
 afterEach(() => {
@@ -49,6 +52,8 @@ function later<T = void>(): { promise: Promise<T>; settle: (value: T) => void } 
 async function gatewayTo(origin: string): Promise<{
   url: string;
   inFlight: InFlight;
+  /** The scheduler's own count for the node, which every path must keep equal to inFlight's. */
+  scheduled: () => number;
   /** Settles when the next request's complete() has (with the error it threw, if any). */
   handled: () => Promise<unknown>;
 }> {
@@ -63,9 +68,35 @@ async function gatewayTo(origin: string): Promise<{
     forModel: () => Promise.resolve([]),
     decide: () => ({ kind: 'serve', target }),
   } as unknown as FleetView;
+  // The real scheduler behind its loop, with one node of unknown slots serving both models.
+  const scheduler = new Scheduler(schedulerSettings({ nodes: [{ name: 'box' }] }));
+  const loop = new ScheduleLoop(
+    scheduler,
+    {
+      wake: () => Promise.reject(new Error('no wakes here')),
+      stop: () => Promise.resolve(false),
+      refresh: () => undefined,
+    },
+    { now: () => Date.now(), after: () => () => undefined },
+  );
+  loop.views([
+    {
+      name: 'box',
+      observedAt: Date.now(),
+      state: 'running',
+      ready: true,
+      serves: ['qwen', 'gemma'],
+    },
+  ]);
+  const scheduling = {
+    scheduler,
+    loop,
+    admit: (request: Parameters<ScheduleLoop['admit']>[0]) => Promise.resolve(loop.admit(request)),
+    target: () => target,
+  } as unknown as GatewayScheduler;
   const deps: CompleteDeps = {
     view,
-    waker: {} as unknown as Waker,
+    scheduling,
     replyTimeoutMs: 60_000,
     metrics: { waitStarted: () => undefined, waitEnded: () => undefined },
     inFlight,
@@ -97,6 +128,7 @@ async function gatewayTo(origin: string): Promise<{
   return {
     url: await listen(server),
     inFlight,
+    scheduled: () => scheduler.inFlight('box'),
     handled: () => {
       const promise = outcome(asked).promise;
       asked += 1;
@@ -169,6 +201,7 @@ describe('complete(): requests in flight per node', () => {
     finish.settle();
     expect(await gateway.handled()).toBeUndefined();
     expect(gateway.inFlight.count('box')).toBe(0);
+    expect(gateway.scheduled()).toBe(0);
   });
 
   it("releases a stream when its caller hangs up, and the engine's request is aborted", async () => {
@@ -189,9 +222,11 @@ describe('complete(): requests in flight per node', () => {
     await gateway.handled();
     await engine.closed;
     expect(gateway.inFlight.count('box')).toBe(1);
+    expect(gateway.scheduled()).toBe(1);
     second.hangUp();
     await gateway.handled();
     expect(gateway.inFlight.count('box')).toBe(0);
+    expect(gateway.scheduled()).toBe(0);
   });
 
   it('releases a stream whose engine breaks off mid-reply', async () => {
@@ -211,6 +246,7 @@ describe('complete(): requests in flight per node', () => {
     response.resume();
     await gateway.handled();
     expect(gateway.inFlight.count('box')).toBe(0);
+    expect(gateway.scheduled()).toBe(0);
   });
 
   it('releases a request whose engine cannot be reached (502 before any reply)', async () => {
@@ -224,5 +260,6 @@ describe('complete(): requests in flight per node', () => {
     expect((await reply).statusCode).toBe(502);
     expect(await gateway.handled()).toMatchObject({ status: 502 });
     expect(gateway.inFlight.count('box')).toBe(0);
+    expect(gateway.scheduled()).toBe(0);
   });
 });

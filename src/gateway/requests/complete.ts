@@ -1,30 +1,32 @@
 /**
- * One model-addressed request (spec §4.2 rules 2–5): read the body, find its model, route from
- * the kept snapshots, wait for or wake a node when it must (with wake progress for streams), and
- * proxy. The reply headers say where it went and how long the gateway and a wake took.
+ * One model-addressed request (spec §4.2 rules 2–5, GUIDE D25): read the body, find its model,
+ * have the scheduler place it from the kept snapshots (at once, or after a wait for a slot or a
+ * wake, with progress for streams), and proxy. The reply headers say where it went and how long
+ * the gateway, the wait and a wake took.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { EngineTarget } from '../../core/fleet/routing/route.ts';
+import { affinityKey } from '../../core/fleet/scheduling/affinity-key.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { proxiedReplyHeaders } from '../http/reply-headers.ts';
 import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import { proxy } from '../relay/proxy.ts';
+import type { GatewayScheduler } from './gateway-scheduler.ts';
 import type { InFlight } from './in-flight.ts';
-import type { Waker } from './wake.ts';
-import { withWakeProgress } from './wake-progress.ts';
+import { type Admission, type DispatchAction, Refused } from './schedule-loop.ts';
+import { waitForPlace } from './wait-for-place.ts';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** What a model request needs of the gateway. */
 export interface CompleteDeps {
   readonly view: FleetView;
-  readonly waker: Waker;
+  readonly scheduling: GatewayScheduler;
   /** How long a non-streamed reply may take (--reply-timeout). */
   readonly replyTimeoutMs: number;
-  /** Counts the requests held for a waking or loading node. */
+  /** Counts the requests held for a slot, a waking or a loading node. */
   readonly metrics: Pick<GatewayMetrics, 'waitStarted' | 'waitEnded'>;
   /** This gateway's requests in flight per node: a stop of a busy node asks it (GUIDE D28). */
   readonly inFlight: Pick<InFlight, 'begin'>;
@@ -83,45 +85,46 @@ export async function complete(
   context.model = model;
   // From the snapshots already held; a wait only when they cannot decide (node-states.ts).
   const snapshots = await deps.view.forModel(model);
-  const decision = deps.view.decide(model, snapshots);
-  let target: EngineTarget;
-  let wakeMs: number | undefined;
-  if (decision.kind === 'serve') {
-    target = decision.target;
-  } else if (decision.kind === 'refuse') {
-    throw new GatewayError(decision.status, decision.message, { code: decision.code });
+  const scheduling = deps.scheduling;
+  const affinity = scheduling.scheduler.settings.affinity ? affinityKey(body) : undefined;
+  let admission: Admission;
+  try {
+    admission = await scheduling.admit(
+      { model, streaming, ...(affinity === undefined ? {} : { affinity }) },
+      snapshots,
+    );
+  } catch (error) {
+    throw error instanceof Refused ? await scheduling.refusal(error.action, snapshots) : error;
+  }
+  let dispatch: DispatchAction;
+  let waitMs: number | undefined;
+  let woke = false;
+  if ('placed' in admission) {
+    dispatch = admission.placed;
   } else {
-    const waitStarted = performance.now();
-    if (decision.kind === 'wait') {
-      context.node = decision.node.name;
-    }
-    const waiting =
-      decision.kind === 'wait'
-        ? deps.waker.waitFor(decision.node, model)
-        : deps.waker.wake(model, snapshots, (node) => {
-            context.node = node.name;
-          });
-    deps.metrics.waitStarted();
     try {
-      target = streaming
-        ? await withWakeProgress(waiting, {
-            sink: response,
-            what: () => context.node ?? model,
-            headers: () => (context.node === undefined ? {} : { 'x-svc-node': context.node }),
-          })
-        : await waiting;
+      const placed = await waitForPlace(
+        deps,
+        admission,
+        response,
+        { model, streaming },
+        snapshots,
+        context,
+      );
+      if (placed === undefined) {
+        return;
+      }
+      ({ dispatch, woke } = placed);
+      waitMs = dispatch.waitedMs;
     } finally {
-      deps.metrics.waitEnded();
       context.progressSent = response.headersSent;
     }
-    wakeMs = performance.now() - waitStarted;
   }
-  context.node = target.node.name;
-  const gatewayMs = performance.now() - arrived - (wakeMs ?? 0);
-  // From dispatch until the relay settles: the reply's end, its failure, or the caller's
-  // hang-up (the relay aborts the engine request and settles then), whichever comes first.
-  const release = deps.inFlight.begin(target.node.name, model);
+  const release = deps.inFlight.begin(dispatch.node, model);
   try {
+    const target = scheduling.target(dispatch.node);
+    context.node = dispatch.node;
+    const gatewayMs = performance.now() - arrived - (waitMs ?? 0);
     await proxy(target, {
       incoming: request,
       outgoing: response,
@@ -129,12 +132,16 @@ export async function complete(
       streaming,
       replyTimeoutMs: deps.replyTimeoutMs,
       context,
-      extraHeaders: proxiedReplyHeaders(target.node.name, {
+      extraHeaders: proxiedReplyHeaders(dispatch.node, {
         gatewayMs,
-        ...(wakeMs === undefined ? {} : { wakeMs }),
+        ...(waitMs === undefined ? {} : { queueMs: waitMs }),
+        ...(woke && waitMs !== undefined ? { wakeMs: waitMs } : {}),
       }),
     });
   } finally {
+    // From dispatch until the relay settles: the reply's end, its failure, or the caller's
+    // hang-up (the relay aborts the engine request and settles then), whichever comes first.
     release();
+    scheduling.loop.end(admission.id);
   }
 }

@@ -7,6 +7,8 @@ import { formatDurationText } from '../../core/duration.ts';
 import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import { type EngineTarget, engineTarget, serves } from '../../core/fleet/routing/route.ts';
+import { WAKE_TIMEOUT_RETRY_S } from '../../core/fleet/scheduling/deadlines.ts';
+import { TRUST_READINESS_MS } from '../../core/fleet/scheduling/view-of-snapshot.ts';
 import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
@@ -15,13 +17,6 @@ import type { WakeEdges } from './wake-edges.ts';
 // A waking node is asked often: the wake gap (engine ready → first byte, docs/benchmarks.md) is
 // bounded by this plus the daemon's own readiness poll.
 export const POLL_MS = 100;
-/** A timed-out wake leaves the engine loading: a retry after this long may find it ready. */
-const RETRY_AFTER_WAKE_TIMEOUT_S = 30;
-/**
- * Our daemons report readiness within their first sampler tick; only a daemon that still has not
- * after this long is one that predates the check.
- */
-export const TRUST_READINESS_MS = 3_000;
 
 /** What the wait reads and asks. */
 export interface ReadyWait {
@@ -32,11 +27,11 @@ export interface ReadyWait {
 }
 
 /** GUIDE D19: a wake timeout is a 504; the engine keeps loading, so a retry can help. */
-export function wakeTimedOut(node: FleetNode, timeoutMs: number): GatewayError {
+export function wakeTimedOut(node: Pick<FleetNode, 'name'>, timeoutMs: number): GatewayError {
   return new GatewayError(
     504,
     `node "${node.name}" did not answer within ${formatDurationText(timeoutMs)}: its engine may still be loading, so it has been left running; check \`svc fleet status\``,
-    { code: 'wake_timeout', retryAfterSeconds: RETRY_AFTER_WAKE_TIMEOUT_S },
+    { code: 'wake_timeout', retryAfterSeconds: WAKE_TIMEOUT_RETRY_S },
   );
 }
 

@@ -1,8 +1,9 @@
 /**
  * The waker against a fake fleet and a fake clock (spec §4.2 rule 5, GUIDE D13 and D19): one start
- * per node however many requests wait on it, a warm node first and then file order, a start that
- * someone else already made joined rather than failed, and a 504 at the wake timeout that leaves
- * the engine loading. No process, no socket, no real time.
+ * per node however many wait on it, a start that someone else already made joined rather than
+ * failed, a failure the scheduler can move past, a 504 at the wake timeout that leaves the engine
+ * loading, and the refusal when nothing may be woken. Which node to wake (warm first, then file
+ * order) is the scheduler's (wakes.ts). No process, no socket, no real time.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -176,9 +177,9 @@ function track<T>(promise: Promise<T>): { value?: T; error?: unknown; settled: b
 const nodeOf = (target: EngineTarget | undefined): string | undefined => target?.node.name;
 
 describe('Waker', () => {
-  it('starts a node once for every request that wants its model at the same time', async () => {
+  it('starts a node once for every wake of it at the same time', async () => {
     const h = harness([{ name: 'a' }]);
-    const requests = [1, 2, 3].map(() => track(h.waker.wake(MODEL, h.snapshots())));
+    const requests = [1, 2, 3].map(() => track(h.waker.wakeNode(h.node('a'), MODEL)));
     await h.clock.advance(3 * POLL_MS);
     expect(h.starts).toEqual(['a']);
     expect(requests.some((request) => request.settled)).toBe(false);
@@ -190,55 +191,27 @@ describe('Waker', () => {
     expect(h.ended).toEqual(['a:ready']);
   });
 
-  it('joins a request that arrives mid-wake to the wake under way', async () => {
+  it('joins a wake that arrives mid-wake to the one under way: one poll per tick', async () => {
     const h = harness([{ name: 'a' }]);
-    const first = track(h.waker.wake(MODEL, h.snapshots()));
+    const first = track(h.waker.wakeNode(h.node('a'), MODEL));
     await h.clock.advance(5 * POLL_MS);
     expect(h.starts).toEqual(['a']);
-
-    // Now `a` reports running and loading: a new request waits for it (GUIDE D13), and one that
-    // routed from a snapshot taken before the start asks to wake it again.
-    const waiting = track(h.waker.waitFor(h.node('a'), MODEL));
-    const late = track(h.waker.wake(MODEL, [h.snapshotAs('a', { state: 'stopped' })]));
+    const late = track(h.waker.wakeNode(h.node('a'), MODEL));
     h.asked.length = 0;
     await h.clock.advance(3 * POLL_MS);
-    // One poll per tick: the newcomers share the wake's own loop rather than running theirs.
     expect(h.asked).toEqual(['a', 'a', 'a']);
     expect(h.starts).toEqual(['a']);
 
     h.set('a', { state: 'ready', model: MODEL });
     await h.clock.advance(POLL_MS);
-    expect([first, waiting, late].map((request) => nodeOf(request.value))).toEqual(['a', 'a', 'a']);
+    expect([first, late].map((request) => nodeOf(request.value))).toEqual(['a', 'a']);
     expect(h.starts).toEqual(['a']);
   });
 
-  it('tries a warm node first, then the rest in file order', async () => {
-    const h = harness([
-      { name: 'a', engine: { state: 'stopped', reported: 'other' } },
-      { name: 'b', engine: { state: 'stopped', reported: MODEL }, start: 'refused' },
-      { name: 'c' },
-    ]);
-    const request = track(h.waker.wake(MODEL, h.snapshots()));
-    await h.clock.advance(POLL_MS);
-    // `b` already holds the model's config, so it goes first; refused, the next is `a`, not `c`.
-    expect(h.starts).toEqual(['b', 'a']);
-
-    h.set('a', { state: 'ready', model: MODEL });
-    await h.clock.advance(POLL_MS);
-    expect(nodeOf(request.value)).toBe('a');
-    expect(h.starts).toEqual(['b', 'a']);
-  });
-
   it('waits for a node someone else started (409) when it loads the model', async () => {
-    const h = harness([{ name: 'a' }, { name: 'b', start: 'conflict' }]);
-    // `b` was stopped and warm when routed; someone else started it just before our start.
+    const h = harness([{ name: 'b', start: 'conflict' }]);
     h.set('b', { state: 'loading', model: MODEL });
-    const request = track(
-      h.waker.wake(MODEL, [
-        h.snapshotAs('a', { state: 'stopped' }),
-        h.snapshotAs('b', { state: 'stopped', reported: MODEL }),
-      ]),
-    );
+    const request = track(h.waker.wakeNode(h.node('b'), MODEL));
     await h.clock.advance(2 * POLL_MS);
     expect(h.starts).toEqual(['b']);
 
@@ -248,25 +221,24 @@ describe('Waker', () => {
     expect(h.starts).toEqual(['b']);
   });
 
-  it('falls through to the next node when the one started by someone else serves another model', async () => {
+  it('fails the wake when the node someone else started serves another model, or refuses', async () => {
     const h = harness([
-      { name: 'a', engine: { state: 'stopped', reported: MODEL }, start: 'conflict' },
-      { name: 'b' },
+      { name: 'a', start: 'conflict' },
+      { name: 'b', start: 'refused' },
     ]);
-    const snapshots = h.snapshots();
     h.set('a', { state: 'loading', model: 'other' });
-    const request = track(h.waker.wake(MODEL, snapshots));
+    const other = track(h.waker.wakeNode(h.node('a'), MODEL));
+    const refused = track(h.waker.wakeNode(h.node('b'), MODEL));
     await h.clock.advance(POLL_MS);
-    expect(h.starts).toEqual(['a', 'b']);
-
-    h.set('b', { state: 'ready', model: MODEL });
-    await h.clock.advance(POLL_MS);
-    expect(nodeOf(request.value)).toBe('b');
+    // The scheduler hears each failure and tries its next candidate (wakes.ts).
+    expect((other.error as Error).message).toMatch(/node "a" is running other/);
+    expect((refused.error as Error).message).toMatch(/start refused/);
+    expect(h.ended.sort()).toEqual(['a:failed', 'b:failed']);
   });
 
   it('answers 504 at the wake timeout and leaves the engine loading', async () => {
     const h = harness([{ name: 'a' }]);
-    const request = track(h.waker.wake(MODEL, h.snapshots()));
+    const request = track(h.waker.wakeNode(h.node('a'), MODEL));
     await h.clock.advance(TIMEOUT_MS - 1);
     expect(request.settled).toBe(false);
 
@@ -279,5 +251,13 @@ describe('Waker', () => {
     expect(h.stops).toEqual([]);
     expect(h.engine('a')).toEqual({ state: 'loading', model: MODEL });
     expect(h.ended).toEqual(['a:timeout']);
+  });
+
+  it('says why nothing may be woken: another model, or wake off naming the start command', async () => {
+    const h = harness([{ name: 'a', describes: 'other' }, { name: 'b' }]);
+    const otherOnly = await h.waker.refusal(MODEL, [h.snapshotAs('a', { state: 'stopped' })]);
+    expect(otherOnly.status).toBe(404);
+    expect(otherOnly.code).toBe('model_not_found');
+    expect(otherOnly.message).toMatch(/a: its source describes other, not tiny/);
   });
 });

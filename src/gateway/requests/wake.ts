@@ -1,13 +1,14 @@
 /**
- * Waking (spec §4.2 rule 5): when nothing serves the requested model, start a stopped node whose
- * own Svcfile describes it and hold the request until its engine answers, within the wake
- * timeout. Concurrent requests share one start per node; a timeout leaves the engine running.
+ * Waking (spec §4.2 rule 5): start the stopped node the scheduler chose, whose own Svcfile
+ * describes the model, and wait until its engine answers, within the wake timeout. Concurrent
+ * wakes share one start per node; a timeout leaves the engine running. And, when nothing may be
+ * woken, the refusal that says why (GUIDE D19).
  * The clock, the pause between asks and the engine-port probe are injected (wake-edges.ts).
  */
 import type { NodeDriver, NodeSource } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
-import { describeFleet, type EngineTarget } from '../../core/fleet/routing/route.ts';
-import { wakeOrder, wakeVerdict } from '../../core/fleet/routing/wake-choice.ts';
+import { describeFleet, type EngineTarget, route } from '../../core/fleet/routing/route.ts';
+import { wakeVerdict } from '../../core/fleet/routing/wake-choice.ts';
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -34,32 +35,26 @@ export class Waker {
     return waitReady({ view, client, edges, timeoutMs }, node, model, deadline);
   }
 
-  /** Waits for a node that is already loading the model (GUIDE D13). */
-  waitFor(node: FleetNode, model: string): Promise<EngineTarget> {
-    return this.coalesce(node, () =>
-      this.waitReady(node, model, this.edges.now() + this.timeoutMs),
-    ).catch((error: unknown) => {
-      // The node switched models while we waited: an upstream failure naming it (GUIDE D19).
-      if (error instanceof GatewayError && error.status === 409) {
-        throw new GatewayError(502, error.message, { code: 'upstream_error' });
-      }
-      throw error;
-    });
+  /**
+   * Starts `node` for `model` and waits until its engine serves it (the scheduler chose the node:
+   * warm first, then file order, spec §4.2 rule 5). Concurrent wakes of one node share one start.
+   */
+  async wakeNode(node: FleetNode, model: string): Promise<EngineTarget> {
+    const source = await this.view.source(node);
+    return this.coalesce(node, () => this.startAndWait(node, source, model));
   }
 
-  /** `onNode` hears which node is being woken (wake progress names it). */
-  async wake(
-    model: string,
-    snapshots: readonly NodeSnapshot[],
-    onNode: (node: FleetNode) => void = () => undefined,
-  ): Promise<EngineTarget> {
-    const fleet = this.view.fleet;
+  /**
+   * Why nothing serves `model` and nothing may be woken for it (the scheduler's `no_node`): the
+   * routing refusal where one applies (a loopback-only engine, GUIDE D15), else the reason each
+   * node gave, as GUIDE D19 words it.
+   */
+  async refusal(model: string, snapshots: readonly NodeSnapshot[]): Promise<GatewayError> {
+    const decision = route(model, snapshots, this.view.fleet);
+    if (decision.kind === 'refuse') {
+      return new GatewayError(decision.status, decision.message, { code: decision.code });
+    }
     const reasons: string[] = [];
-    const candidates: {
-      snapshot: NodeSnapshot & { ok: true };
-      source: NodeSource;
-      warm: boolean;
-    }[] = [];
     let describedBy: FleetNode | undefined;
     for (const snapshot of snapshots) {
       if (!snapshot.ok || snapshot.status.state === 'running') {
@@ -84,34 +79,9 @@ export class Waker {
         reasons.push(
           `  ${snapshot.node.name}: waking is off for this node; start it with \`svc fleet start ${snapshot.node.name}\``,
         );
-        continue;
-      }
-      candidates.push({ snapshot, source, warm: verdict.warm });
-    }
-
-    if (candidates.length === 0) {
-      throw await this.notWakeable(model, snapshots, reasons, describedBy);
-    }
-
-    // spec §4.2 rule 5: a node whose stored config already matches goes first; then file order.
-    for (const { snapshot, source } of wakeOrder(candidates)) {
-      onNode(snapshot.node);
-      try {
-        return await this.coalesce(snapshot.node, () =>
-          this.startAndWait(snapshot.node, source, model),
-        );
-      } catch (error) {
-        if (error instanceof GatewayError && error.status !== 409) {
-          throw error;
-        }
-        reasons.push(`  ${snapshot.node.name}: ${(error as Error).message}`);
       }
     }
-    throw new GatewayError(
-      502,
-      `no node in ${fleet.path} could serve ${model}:\n${reasons.join('\n')}`,
-      { code: 'wake_failed' },
-    );
+    return this.notWakeable(model, snapshots, reasons, describedBy);
   }
 
   /**

@@ -97,6 +97,11 @@ export class Scheduler {
       : { model: entry.model, position, waitedMs: now - entry.enqueuedAt };
   }
 
+  /** How many requests wait, over every model (cheap: read after every event). */
+  waitingCount(): number {
+    return this.books.queue.size;
+  }
+
   /** GUIDE D25 `queued`: how many wait for each model. */
   queued(): ReadonlyMap<string, number> {
     return this.books.queue.counts();

@@ -11,6 +11,9 @@
  *   under way are `starting`, `stopping` is itself, and every other state that is not `running`
  *   is `stopped`, as a wake reads them today.
  * - `runningSince` comes from `uptimeSeconds`; `slots` and `busy` (GUIDE D25) where reported.
+ * - Ready when its engine answered its health check; a status that says nothing of readiness is
+ *   ready only once the engine has run past the daemon's first check (GUIDE D13: a request must
+ *   never reach an engine that is still opening its port).
  */
 import { loopbackOnly } from '../routing/route.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
@@ -23,6 +26,20 @@ export interface WakeFacts {
 }
 
 const STARTING = new Set(['pending', 'starting', 'booting', 'deploying']);
+
+/**
+ * A daemon reports readiness from its first sampler tick after a start; only one that still has
+ * not after this long predates the check (and is then taken as ready, as spec §2.1 allows).
+ */
+export const TRUST_READINESS_MS = 3_000;
+
+/** Ready: its engine said so, or a daemon that predates readiness has run long enough. */
+function readyOf(status: { readonly ready?: string; readonly uptimeSeconds?: number }): boolean {
+  if (status.ready !== undefined) {
+    return status.ready === 'ready';
+  }
+  return status.uptimeSeconds === undefined || status.uptimeSeconds * 1_000 >= TRUST_READINESS_MS;
+}
 
 function conditionOf(state: string): NodeCondition {
   if (state === 'running' || state === 'stopping') {
@@ -65,8 +82,7 @@ export function viewOfSnapshot(
     name,
     observedAt,
     state,
-    // route.ts: only an explicit `not-ready` is loading; a daemon that predates readiness is ready.
-    ready: running && status.ready !== 'not-ready',
+    ready: running && readyOf(status),
     serves,
     ...(slots === undefined || slots === 0 ? {} : { slots }),
     ...(busy === undefined ? {} : { busy }),

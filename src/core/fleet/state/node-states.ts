@@ -7,7 +7,7 @@
  * Requests read `current()` (the snapshots fresh within the stale bound) and, where that cannot
  * decide for them, `until()` the nodes that matter answer, never a round of the whole fleet. A
  * node that does not answer is marked by its own timeout and delays only the requests that wait
- * for it. The clock, the sleep and the node client are injected so all of it has fast unit tests.
+ * for it. Listeners hear each stored snapshot. Clock, sleep and node client are injected.
  */
 import type { FleetNode } from '../file/fleet-file.ts';
 import { CallLimiter, type LimitedCall } from './call-limiter.ts';
@@ -49,6 +49,7 @@ export class NodeStates {
   readonly staleMs: number;
   /** Nodes requests were routed to, and when: refreshed at the short period while in use. */
   private readonly hot = new Map<Entry, number>();
+  private readonly listeners: ((snapshot: NodeSnapshot, askedAt: number) => void)[] = [];
 
   constructor(
     nodes: readonly FleetNode[],
@@ -92,10 +93,9 @@ export class NodeStates {
   }
 
   /**
-   * The same, but a view built within the last `maxAgeMs` will do even if answers have arrived
-   * since: a large fleet's answers arrive all the time, and rebuilding its view (and re-routing
-   * over it) per request would cost each request O(fleet). A few tenths of a second of lag
-   * changes nothing a status poll every few seconds could promise.
+   * The same, but a view built within the last `maxAgeMs` will do even if answers arrived since:
+   * rebuilding a large fleet's view (and re-routing over it) per request would cost each request
+   * O(fleet), and a few tenths of a second of lag change nothing a poll every few seconds could.
    */
   currentWithin(maxAgeMs: number): CurrentState {
     const now = this.options.now();
@@ -123,7 +123,12 @@ export class NodeStates {
     return state;
   }
 
-  /** The holder's clock, for answers recorded from elsewhere (`record`). */
+  /** Hears every snapshot stored from now on, whoever asked for it, with when it was asked. */
+  onSnapshot(listener: (snapshot: NodeSnapshot, askedAt: number) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The holder's clock, for answers recorded from elsewhere. */
   now(): number {
     return this.options.now();
   }
@@ -167,7 +172,11 @@ export class NodeStates {
     }
     entry.snapshot = snapshot;
     entry.askedAt = askedAt;
-    this.changed();
+    // Views built before this snapshot are out of date.
+    this.version += 1;
+    for (const listener of this.listeners) {
+      listener(snapshot, askedAt);
+    }
     return true;
   }
 
@@ -203,11 +212,6 @@ export class NodeStates {
         });
       }
     });
-  }
-
-  /** A snapshot was stored: views built before it are out of date. */
-  private changed(): void {
-    this.version += 1;
   }
 
   private refreshEntry(entry: Entry, urgent: boolean): Promise<NodeSnapshot> {

@@ -6,8 +6,8 @@ import {
   PROGRESS_EVERY_MS,
   type ProgressSink,
   type ProgressTimers,
-  withWakeProgress,
-} from './wake-progress.ts';
+  withWaitProgress,
+} from './wait-progress.ts';
 
 class FakeTimers implements ProgressTimers {
   at = 0;
@@ -68,14 +68,14 @@ function deferred(): { promise: Promise<string>; resolve: (value: string) => voi
   return { promise, resolve };
 }
 
-describe('withWakeProgress', () => {
+describe('withWaitProgress', () => {
   it('sends nothing when the wait ends within 2 s', async () => {
     const timers = new FakeTimers();
     const out = sink();
     const wait = deferred();
-    const result = withWakeProgress(wait.promise, {
+    const result = withWaitProgress(wait.promise, {
       sink: out,
-      what: () => 'box',
+      comment: (ms) => `: waking box (${Math.round(ms / 1000)} s)\n\n`,
       headers: () => ({}),
       timers,
     });
@@ -91,9 +91,9 @@ describe('withWakeProgress', () => {
     const timers = new FakeTimers();
     const out = sink();
     const wait = deferred();
-    const result = withWakeProgress(wait.promise, {
+    const result = withWaitProgress(wait.promise, {
       sink: out,
-      what: () => 'gpu-a',
+      comment: (ms) => `: waking gpu-a (${Math.round(ms / 1000)} s)\n\n`,
       headers: () => ({ 'x-svc-node': 'gpu-a' }),
       timers,
     });
@@ -112,9 +112,9 @@ describe('withWakeProgress', () => {
     const timers = new FakeTimers();
     const out = sink();
     const wait = deferred();
-    const result = withWakeProgress(wait.promise, {
+    const result = withWaitProgress(wait.promise, {
       sink: out,
-      what: () => 'box',
+      comment: (ms) => `: waking box (${Math.round(ms / 1000)} s)\n\n`,
       headers: () => ({}),
       timers,
     });

@@ -1,7 +1,8 @@
 /**
- * Wake progress for streamed requests: a request with `"stream": true` that has waited 2 s for a
- * wake gets its 200 `text/event-stream` headers and then an SSE comment (`: waking <node> (<n> s)`)
- * at least every 5 s until the engine answers, so a proxy in between (nginx cuts a silent
+ * Wait progress for streamed requests: a request with `"stream": true` that has waited 2 s (for a
+ * wake or a free slot: one wait, GUIDE D25) gets its 200 `text/event-stream` headers and then an
+ * SSE comment (`: waking <node> (<n> s)`, `: queued for <model>: position <n> (<n> s)`) at least
+ * every 5 s until it is sent on, so a proxy in between (nginx cuts a silent
  * connection after 60 s) and the client both see a live connection. The engine's stream then
  * follows in the same reply; a failure after the headers went out becomes one SSE `data:` event
  * with the OpenAI-shaped error (sseError). Non-streamed requests wait silently, as before.
@@ -39,14 +40,10 @@ export const realTimers: ProgressTimers = {
   },
 };
 
-export function progressComment(what: string, waitedMs: number): string {
-  return `: waking ${what} (${Math.round(waitedMs / 1000)} s)\n\n`;
-}
-
 export interface ProgressOptions {
   readonly sink: ProgressSink;
-  /** The node being woken (known once the waker picked one), else the model. */
-  readonly what: () => string;
+  /** The SSE comment for a wait this long so far (its own blank line included). */
+  readonly comment: (waitedMs: number) => string;
   /** Extra headers for the early 200 (CORS, x-svc-node). */
   readonly headers: () => Record<string, string>;
   readonly timers?: ProgressTimers;
@@ -56,13 +53,13 @@ export interface ProgressOptions {
  * Awaits `wait`, sending progress to the sink while it takes longer than PROGRESS_AFTER_MS.
  * Resolves or rejects as `wait` does; whether headers went out is `sink.headersSent`.
  */
-export async function withWakeProgress<T>(wait: Promise<T>, options: ProgressOptions): Promise<T> {
+export async function withWaitProgress<T>(wait: Promise<T>, options: ProgressOptions): Promise<T> {
   const timers = options.timers ?? realTimers;
   const started = timers.now();
   const { sink } = options;
   const send = (): void => {
     if (!sink.destroyed) {
-      sink.write(progressComment(options.what(), timers.now() - started));
+      sink.write(options.comment(timers.now() - started));
     }
   };
   let stopEvery = (): void => undefined;

@@ -1,0 +1,234 @@
+/**
+ * The scheduler as the gateway runs it (GUIDE D25, D26): the pure scheduler behind one loop
+ * (schedule-loop.ts), fed the views of every stored node snapshot (scheduler-views.ts), its wakes
+ * run by the waker and its stops by the node driver, both logged. Requests are admitted here and
+ * told where to go; what they wait for is told back to a streamed caller as it waits.
+ *
+ * Nodes under idle stop or keep-warm are watched even while no request comes (the node states
+ * rest when the gateway is idle), so an idle node is let go and a keep-warm node started on time.
+ */
+import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
+import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
+import { type EngineTarget, engineTarget } from '../../core/fleet/routing/route.ts';
+import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
+import { queueLimitsFor } from '../../core/fleet/scheduling/settings.ts';
+import type { Action, NodeView, RequestInfo } from '../../core/fleet/scheduling/types.ts';
+import { viewOfSnapshot } from '../../core/fleet/scheduling/view-of-snapshot.ts';
+import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
+import { GatewayError } from '../../core/http/gateway-error.ts';
+import type { Logger } from '../../core/logger.ts';
+import { rejectionError } from './rejection.ts';
+import {
+  type Admission,
+  type LoopTimers,
+  type RejectAction,
+  ScheduleLoop,
+} from './schedule-loop.ts';
+import { SchedulerViews } from './scheduler-views.ts';
+import type { Waker } from './wake.ts';
+
+/** How often a node under idle stop or keep-warm is asked while no request comes, at most. */
+const WATCH_MAX_MS = 10_000;
+const WATCH_MIN_MS = 500;
+
+export interface GatewaySchedulerDeps {
+  readonly scheduler: Scheduler;
+  readonly view: FleetView;
+  readonly waker: Pick<Waker, 'wakeNode' | 'refusal'>;
+  readonly driver: Pick<NodeDriver, 'stop'>;
+  readonly logger: Logger;
+  readonly timers: LoopTimers;
+  readonly wakeTimeoutMs: number;
+  /** Hears every action applied (metrics). */
+  readonly applied?: (action: Action) => void;
+}
+
+export class GatewayScheduler {
+  readonly loop: ScheduleLoop;
+  private readonly views: SchedulerViews;
+  private readonly nodes: ReadonlyMap<string, FleetNode>;
+  /** The node being woken for each model, while it is (progress names it). */
+  private readonly waking = new Map<string, string>();
+  /** When each node's last wake of ours ended. */
+  private readonly wakeEnded = new Map<string, number>();
+  private readonly targets = new WeakMap<NodeSnapshot, EngineTarget | GatewayError>();
+  private stopWatch: (() => void) | undefined;
+
+  constructor(private readonly deps: GatewaySchedulerDeps) {
+    const { view } = deps;
+    this.nodes = new Map(view.fleet.nodes.map((node) => [node.name, node]));
+    this.loop = new ScheduleLoop(
+      deps.scheduler,
+      {
+        wake: (action) => this.wake(action.node, action.model, action.cause),
+        stop: (action) => this.stop(action.node, action.reason, action.group),
+        refresh: (name) => {
+          const node = this.nodes.get(name);
+          if (node !== undefined) {
+            void view.states.refresh(node);
+          }
+        },
+        ...(deps.applied === undefined ? {} : { applied: deps.applied }),
+      },
+      deps.timers,
+    );
+    this.views = new SchedulerViews(view, (views) => this.loop.views(views));
+    view.states.onSnapshot((snapshot, askedAt) => this.views.stored(snapshot, askedAt));
+    this.watch();
+  }
+
+  get scheduler(): Scheduler {
+    return this.deps.scheduler;
+  }
+
+  /**
+   * Admits a request routed from `snapshots`. When nothing ready serves its model, what a wake of
+   * each node would start is read first, so it is never refused for a fact not yet known.
+   */
+  async admit(
+    request: Omit<RequestInfo, 'id'>,
+    snapshots: readonly NodeSnapshot[],
+  ): Promise<Admission> {
+    if (this.deps.view.decide(request.model, snapshots).kind !== 'serve') {
+      await this.views.settled();
+    }
+    return this.loop.admit(request);
+  }
+
+  /** Where a dispatched request goes: the engine of the node's latest snapshot. */
+  target(name: string): EngineTarget {
+    const node = this.nodes.get(name);
+    const snapshot = node === undefined ? undefined : this.deps.view.states.last(node);
+    if (snapshot === undefined || !snapshot.ok) {
+      throw new GatewayError(502, `node "${name}" stopped answering before its request was sent`);
+    }
+    let target = this.targets.get(snapshot);
+    if (target === undefined) {
+      const found = engineTarget(snapshot, this.deps.view.fleet.path);
+      target =
+        'unusable' in found
+          ? new GatewayError(found.status, found.unusable, { code: found.code })
+          : found;
+      this.targets.set(snapshot, target);
+    }
+    if (target instanceof GatewayError) {
+      throw target;
+    }
+    return target;
+  }
+
+  /** The reply a refused request gets (rejection.ts). */
+  refusal(action: RejectAction, snapshots: readonly NodeSnapshot[]): Promise<GatewayError> {
+    return rejectionError(action, {
+      fleetPath: this.deps.view.fleet.path,
+      limits: queueLimitsFor(this.scheduler.settings, action.model),
+      wakeTimeoutMs: this.deps.wakeTimeoutMs,
+      unavailable: () => this.deps.waker.refusal(action.model, snapshots),
+    });
+  }
+
+  /** What a waiting stream is told (GUIDE D25 queue position; a wake names its node). */
+  progress(id: number, model: string, waitedMs: number): string {
+    const seconds = Math.round(waitedMs / 1000);
+    const node = this.waking.get(model);
+    if (node !== undefined) {
+      return `: waking ${node} (${seconds} s)\n\n`;
+    }
+    const place = this.scheduler.waiting(id, this.deps.timers.now());
+    const position = place === undefined ? '' : `: position ${place.position}`;
+    return `: queued for ${model}${position} (${seconds} s)\n\n`;
+  }
+
+  /** The scheduler's clock. */
+  now(): number {
+    return this.deps.timers.now();
+  }
+
+  /** Whether a wake of the node ended at or after `since` (the reply names the wake's time). */
+  wokeSince(node: string, since: number): boolean {
+    return (this.wakeEnded.get(node) ?? Number.NEGATIVE_INFINITY) >= since;
+  }
+
+  /** The node being woken for `model`, while one is. */
+  wakingFor(model: string): string | undefined {
+    return this.waking.get(model);
+  }
+
+  close(): void {
+    this.stopWatch?.();
+    this.loop.close();
+  }
+
+  private async wake(name: string, model: string, cause: string): Promise<NodeView> {
+    const node = this.nodes.get(name);
+    if (node === undefined) {
+      throw new Error(`no node named "${name}"`);
+    }
+    if (cause !== 'demand') {
+      this.deps.logger.info(cause === 'keep-warm' ? 'keeping node warm' : 'scaling out', {
+        node: name,
+        model,
+      });
+    }
+    this.waking.set(model, name);
+    try {
+      await this.deps.waker.wakeNode(node, model);
+    } catch (error) {
+      // A wake that ran out of time leaves the engine loading (GUIDE D19): not a failure to try
+      // the next node for; those waiting keep waiting for it until their own deadline.
+      if (!(error instanceof GatewayError && error.code === 'wake_timeout')) {
+        throw error;
+      }
+    } finally {
+      this.wakeEnded.set(name, this.deps.timers.now());
+      if (this.waking.get(model) === name) {
+        this.waking.delete(model);
+      }
+    }
+    const snapshot = this.deps.view.states.last(node);
+    if (snapshot === undefined) {
+      throw new Error(`node "${name}" has no status since its wake`);
+    }
+    return viewOfSnapshot(snapshot, this.deps.timers.now());
+  }
+
+  private async stop(name: string, reason: 'idle' | 'swap', group?: string): Promise<boolean> {
+    const node = this.nodes.get(name);
+    if (node === undefined) {
+      return false;
+    }
+    this.deps.logger.info(reason === 'idle' ? 'stopping idle node' : 'stopping node for a swap', {
+      node: name,
+      ...(group === undefined ? {} : { group }),
+    });
+    const reply = await this.deps.driver.stop(node);
+    if (!reply.ok) {
+      this.deps.logger.warn('stop failed', { node: name, detail: reply.detail });
+    }
+    return reply.ok;
+  }
+
+  /**
+   * Asks the nodes under idle stop or keep-warm at a period that fits their settings: a quarter
+   * of the shortest idle stop, between WATCH_MIN_MS and WATCH_MAX_MS.
+   */
+  private watch(): void {
+    const settings = this.scheduler.settings.nodes;
+    const watched = settings.filter((node) => node.keepWarm || node.idleStopMs !== undefined);
+    if (watched.length === 0) {
+      return;
+    }
+    const shortest = Math.min(...watched.map((node) => node.idleStopMs ?? WATCH_MAX_MS * 4));
+    const period = Math.min(WATCH_MAX_MS, Math.max(WATCH_MIN_MS, Math.floor(shortest / 4)));
+    const ask = (): void => {
+      for (const { name } of watched) {
+        const node = this.nodes.get(name);
+        if (node !== undefined) {
+          void this.deps.view.states.refresh(node, false);
+        }
+      }
+      this.stopWatch = this.deps.timers.after(period, ask);
+    };
+    ask();
+  }
+}

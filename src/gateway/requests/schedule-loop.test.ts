@@ -1,0 +1,209 @@
+/**
+ * The loop at the edge (schedule-loop.ts) over the real scheduler, with a hand-driven clock and
+ * timers: a request is placed at once or settled later by the action that answers it, a caller
+ * that hangs up leaves the queue, a wake's end and a stop's end are fed back, and the one timer
+ * follows the scheduler's next deadline.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
+import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';
+import type { NodeView } from '../../core/fleet/scheduling/types.ts';
+import {
+  type Admission,
+  type DispatchAction,
+  HungUp,
+  Refused,
+  ScheduleLoop,
+  type StopAction,
+  type WakeAction,
+} from './schedule-loop.ts';
+
+const MODEL = 'tiny';
+
+/** Timers run by hand: `advance` fires what falls due, in order. */
+function handTimers() {
+  let now = 1_000_000;
+  let timers: { at: number; run: () => void; live: boolean }[] = [];
+  return {
+    now: () => now,
+    after(ms: number, run: () => void) {
+      const timer = { at: now + ms, run, live: true };
+      timers.push(timer);
+      return () => {
+        timer.live = false;
+      };
+    },
+    advance(ms: number) {
+      const until = now + ms;
+      for (;;) {
+        const due = timers
+          .filter((timer) => timer.live && timer.at <= until)
+          .sort((a, b) => a.at - b.at)[0];
+        if (due === undefined) {
+          break;
+        }
+        now = due.at;
+        due.live = false;
+        due.run();
+      }
+      now = until;
+      timers = timers.filter((timer) => timer.live);
+    },
+    pending: () => timers.filter((timer) => timer.live).length,
+  };
+}
+
+function view(name: string, extra: Partial<NodeView> = {}, at = 1_000_000): NodeView {
+  return { name, observedAt: at, state: 'running', ready: true, serves: [MODEL], ...extra };
+}
+
+function harness(options: Parameters<typeof schedulerSettings>[0]) {
+  const timers = handTimers();
+  const wakes: { action: WakeAction; done: (view: NodeView) => void; fail: (e: Error) => void }[] =
+    [];
+  const stops: StopAction[] = [];
+  const refreshed: string[] = [];
+  const loop = new ScheduleLoop(
+    new Scheduler(schedulerSettings(options)),
+    {
+      wake: (action) =>
+        new Promise<NodeView>((resolve, reject) => {
+          wakes.push({ action, done: resolve, fail: reject });
+        }),
+      stop: (action) => {
+        stops.push(action);
+        return Promise.resolve(true);
+      },
+      refresh: (node) => refreshed.push(node),
+    },
+    timers,
+  );
+  return { loop, timers, wakes, stops, refreshed };
+}
+
+/** A promise's outcome so far. */
+function track(admission: Admission) {
+  const state: { dispatch?: DispatchAction; error?: unknown } = {};
+  if ('placed' in admission) {
+    state.dispatch = admission.placed;
+  } else {
+    admission.waiting.then(
+      (dispatch) => {
+        state.dispatch = dispatch;
+      },
+      (error: unknown) => {
+        state.error = error;
+      },
+    );
+  }
+  return state;
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('ScheduleLoop', () => {
+  it('places at once while a slot is free, then queues, and hands the freed slot on', async () => {
+    const h = harness({ nodes: [{ name: 'a' }], queue: { max: 1 } });
+    h.loop.views([view('a', { slots: 1 })]);
+    const first = h.loop.admit({ model: MODEL, streaming: false });
+    expect('placed' in first && first.placed.node).toBe('a');
+    const second = h.loop.admit({ model: MODEL, streaming: false });
+    expect('waiting' in second).toBe(true);
+    const waiting = track(second);
+    // The queue holds one: the third is refused at once with a Retry-After.
+    let refused: unknown;
+    try {
+      h.loop.admit({ model: MODEL, streaming: false });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(Refused);
+    expect((refused as Refused).action).toMatchObject({ reason: 'queue_full' });
+    expect((refused as Refused).action.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+
+    h.timers.advance(250);
+    h.loop.end(first.id);
+    await flush();
+    expect(waiting.dispatch).toMatchObject({ node: 'a', waitedMs: 250 });
+  });
+
+  it('takes a caller that hangs up out of the queue at once', async () => {
+    const h = harness({ nodes: [{ name: 'a' }] });
+    h.loop.views([view('a', { slots: 1 })]);
+    const running = h.loop.admit({ model: MODEL, streaming: false });
+    const gone = h.loop.admit({ model: MODEL, streaming: false });
+    const next = h.loop.admit({ model: MODEL, streaming: false });
+    const goneState = track(gone);
+    const nextState = track(next);
+    h.loop.end(gone.id);
+    h.loop.end(running.id);
+    await flush();
+    expect(goneState.error).toBeInstanceOf(HungUp);
+    expect(nextState.dispatch?.node).toBe('a');
+    expect(h.loop.scheduler.waitingCount()).toBe(0);
+  });
+
+  it('wakes a node for a request nothing serves, and dispatches when the wake ends', async () => {
+    const h = harness({ nodes: [{ name: 'a' }] });
+    h.loop.views([view('a', { state: 'stopped', ready: false, serves: [], wakes: [MODEL] })]);
+    const waiting = track(h.loop.admit({ model: MODEL, streaming: true }));
+    expect(h.wakes.map((wake) => wake.action)).toEqual([
+      { kind: 'wake', node: 'a', model: MODEL, cause: 'demand' },
+    ]);
+    h.timers.advance(1_000);
+    h.wakes[0]?.done(view('a', {}, h.timers.now()));
+    await flush();
+    expect(waiting.dispatch).toMatchObject({ node: 'a', waitedMs: 1_000 });
+  });
+
+  it('refuses the waiting when every wake fails, with what each node said', async () => {
+    const h = harness({ nodes: [{ name: 'a' }] });
+    h.loop.views([view('a', { state: 'stopped', ready: false, serves: [], wakes: [MODEL] })]);
+    const waiting = track(h.loop.admit({ model: MODEL, streaming: false }));
+    h.wakes[0]?.fail(new Error('start refused: no GPU'));
+    await flush();
+    await flush();
+    expect(waiting.error).toBeInstanceOf(Refused);
+    expect((waiting.error as Refused).action).toMatchObject({
+      reason: 'wake_failed',
+      detail: { failures: [{ node: 'a', detail: 'start refused: no GPU' }] },
+    });
+  });
+
+  it('arms one timer for the next deadline and refuses at it', async () => {
+    const h = harness({ nodes: [{ name: 'a' }], queue: { timeoutMs: 5_000 } });
+    h.loop.views([view('a', { slots: 1 })]);
+    h.loop.admit({ model: MODEL, streaming: false });
+    const waiting = track(h.loop.admit({ model: MODEL, streaming: false }));
+    h.timers.advance(4_999);
+    await flush();
+    expect(waiting.error).toBeUndefined();
+    h.timers.advance(1);
+    await flush();
+    expect((waiting.error as Refused).action).toMatchObject({
+      reason: 'queue_timeout',
+      waitedMs: 5_000,
+    });
+  });
+
+  it('asks a loading node often while requests wait on it', () => {
+    const h = harness({ nodes: [{ name: 'a' }] });
+    h.loop.views([view('a', { ready: false })]);
+    h.loop.admit({ model: MODEL, streaming: false });
+    h.timers.advance(1_000);
+    expect(h.refreshed.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(h.refreshed)).toEqual(new Set(['a']));
+  });
+
+  it('stops an idle node when its time comes and hears the stop end', async () => {
+    const h = harness({ nodes: [{ name: 'a', idleStopMs: 60_000 }] });
+    h.loop.views([view('a', { lastActiveAt: 1_000_000, runningSince: 1_000_000 })]);
+    h.timers.advance(59_999);
+    expect(h.stops).toEqual([]);
+    h.timers.advance(1);
+    expect(h.stops).toEqual([{ kind: 'stop', node: 'a', reason: 'idle' }]);
+    await flush();
+    expect(h.loop.scheduler.idleStopAt('a')).toBeUndefined();
+  });
+});

@@ -1,0 +1,230 @@
+/**
+ * The one loop at the edge that runs the scheduler (GUIDE D25, D26; scheduler.ts says what it
+ * decides): every event goes through `feed`, which steps the pure scheduler with the time and
+ * applies the actions it answers: a dispatch or a refusal settles the request that waited for it,
+ * a wake or a stop is started and its end fed back as another event. One timer is armed for the
+ * scheduler's next deadline, and nodes that requests wait on while they load are asked often.
+ *
+ * Events are applied in the order they happen: one that an action causes while the loop is busy
+ * (a stop that ends at once) is queued and fed after, never inside a step. The clock and the
+ * timers are injected, so the loop has fast unit tests beside the gateway's end-to-end ones.
+ */
+import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
+import type {
+  Action,
+  NodeView,
+  RequestId,
+  RequestInfo,
+  SchedulerEvent,
+} from '../../core/fleet/scheduling/types.ts';
+
+export type DispatchAction = Extract<Action, { kind: 'dispatch' }>;
+export type RejectAction = Extract<Action, { kind: 'reject' }>;
+export type WakeAction = Extract<Action, { kind: 'wake' }>;
+export type StopAction = Extract<Action, { kind: 'stop' }>;
+
+/** A request the scheduler refused; the gateway turns it into its reply (rejection.ts). */
+export class Refused extends Error {
+  constructor(readonly action: RejectAction) {
+    super(`refused: ${action.reason}`);
+  }
+}
+
+/** The caller hung up while its request waited: nothing is to be answered. */
+export class HungUp extends Error {
+  constructor() {
+    super('the caller hung up while its request waited');
+  }
+}
+
+/** What the loop does to the world; each returns when the act has ended. */
+export interface ScheduleEffects {
+  /** Starts the node for the model and waits until it serves it: the view that says so. */
+  wake(action: WakeAction): Promise<NodeView>;
+  /** Stops the node; false when it could not be stopped. */
+  stop(action: StopAction): Promise<boolean>;
+  /** Asks the node for its status now (its answer reaches the loop as views). */
+  refresh(node: string): void;
+  /** Hears every action applied (logs and metrics). */
+  applied?(action: Action): void;
+}
+
+export interface LoopTimers {
+  /** Milliseconds since the epoch: views' `observedAt` and `lastActiveAt` are on this clock. */
+  now(): number;
+  /** Runs `run` after `ms`; the returned function cancels it. Never holds the process open. */
+  after(ms: number, run: () => void): () => void;
+}
+
+/** How often a node that requests wait on while it loads is asked (GUIDE D13). */
+export const AWAITED_POLL_MS = 250;
+
+/** A request the scheduler placed at once, or one that waits for its answer. */
+export type Admission =
+  | { readonly id: RequestId; readonly placed: DispatchAction }
+  | { readonly id: RequestId; readonly waiting: Promise<DispatchAction> };
+
+interface Pending {
+  readonly resolve: (action: DispatchAction) => void;
+  readonly reject: (error: Error) => void;
+}
+
+export class ScheduleLoop {
+  private nextId = 1;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly events: SchedulerEvent[] = [];
+  private feeding = false;
+  /** The answer to the arrival being fed, when it came in the same step. */
+  private answered: Action | undefined;
+  private armedAt: number | undefined;
+  private cancelTimer: (() => void) | undefined;
+  private cancelPoll: (() => void) | undefined;
+  private closed = false;
+
+  constructor(
+    readonly scheduler: Scheduler,
+    private readonly effects: ScheduleEffects,
+    private readonly timers: LoopTimers,
+  ) {}
+
+  /** A request arrived: placed now, refused now (thrown), or waiting for a slot or a wake. */
+  admit(request: Omit<RequestInfo, 'id'>): Admission {
+    const id = this.nextId;
+    this.nextId += 1;
+    this.answered = undefined;
+    this.feed({ kind: 'arrive', request: { ...request, id } });
+    const answer = this.answered as Action | undefined;
+    this.answered = undefined;
+    if (answer?.kind === 'dispatch') {
+      return { id, placed: answer };
+    }
+    if (answer?.kind === 'reject') {
+      throw new Refused(answer);
+    }
+    const waiting = new Promise<DispatchAction>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+    });
+    return { id, waiting };
+  }
+
+  /** The request's reply ended or failed, or its caller hung up, waiting or not. */
+  end(id: RequestId): void {
+    const waiter = this.pending.get(id);
+    if (waiter !== undefined) {
+      this.pending.delete(id);
+      waiter.reject(new HungUp());
+    }
+    this.feed({ kind: 'end', id });
+  }
+
+  views(views: readonly NodeView[]): void {
+    this.feed({ kind: 'views', views });
+  }
+
+  /** Stops the timers; requests still waiting are refused by the gateway's own close. */
+  close(): void {
+    this.closed = true;
+    this.cancelTimer?.();
+    this.cancelPoll?.();
+  }
+
+  private feed(event: SchedulerEvent): void {
+    this.events.push(event);
+    if (this.feeding) {
+      return;
+    }
+    this.feeding = true;
+    try {
+      for (let next = this.events.shift(); next !== undefined; next = this.events.shift()) {
+        for (const action of this.scheduler.step(next, this.timers.now())) {
+          this.apply(action);
+        }
+      }
+    } finally {
+      this.feeding = false;
+    }
+    this.arm();
+    if (this.scheduler.waitingCount() > 0) {
+      this.poll();
+    }
+  }
+
+  private apply(action: Action): void {
+    this.effects.applied?.(action);
+    switch (action.kind) {
+      case 'dispatch':
+      case 'reject':
+        this.settle(action);
+        break;
+      case 'wake':
+        this.effects.wake(action).then(
+          (view) => this.feed({ kind: 'wake-ended', node: action.node, ok: true, view }),
+          (error: unknown) =>
+            this.feed({
+              kind: 'wake-ended',
+              node: action.node,
+              ok: false,
+              detail: (error as Error).message,
+            }),
+        );
+        break;
+      case 'stop':
+        this.effects.stop(action).then(
+          (ok) => this.feed({ kind: 'stop-ended', node: action.node, ok }),
+          () => this.feed({ kind: 'stop-ended', node: action.node, ok: false }),
+        );
+        break;
+    }
+  }
+
+  private settle(action: DispatchAction | RejectAction): void {
+    const waiter = this.pending.get(action.id);
+    if (waiter === undefined) {
+      // The arrival being fed now: admit() reads it when the step returns.
+      this.answered = action;
+      return;
+    }
+    this.pending.delete(action.id);
+    if (action.kind === 'dispatch') {
+      waiter.resolve(action);
+    } else {
+      waiter.reject(new Refused(action));
+    }
+  }
+
+  /** One timer, for the scheduler's next deadline (a wait running out, an idle stop). */
+  private arm(): void {
+    const now = this.timers.now();
+    const due = this.closed ? undefined : this.scheduler.nextDueAt(now);
+    if (due === this.armedAt) {
+      return;
+    }
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.armedAt = due;
+    if (due !== undefined) {
+      this.cancelTimer = this.timers.after(Math.max(0, due - now), () => {
+        this.cancelTimer = undefined;
+        this.armedAt = undefined;
+        this.feed({ kind: 'tick' });
+      });
+    }
+  }
+
+  /** While requests wait on nodes that are loading, those nodes are asked at a short period. */
+  private poll(): void {
+    if (this.cancelPoll !== undefined || this.closed) {
+      return;
+    }
+    this.cancelPoll = this.timers.after(AWAITED_POLL_MS, () => {
+      this.cancelPoll = undefined;
+      const awaited = this.scheduler.awaited();
+      for (const node of awaited) {
+        this.effects.refresh(node);
+      }
+      if (this.scheduler.waitingCount() > 0) {
+        this.poll();
+      }
+    });
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The scheduler's views of the nodes (GUIDE D25, D26), kept current from the snapshots the gateway
+ * stores anyway (node-states.ts): each stored snapshot becomes a NodeView with what a wake of the
+ * node would start (spec §4.2 rule 5: what its own source describes, and whether it is warm).
+ *
+ * The source is read only for a node that is not running, through the view's cached reads (once
+ * per window), so the hot path never waits on it: a running node's view goes out at once with the
+ * facts last known for it. A request that nothing running serves waits for `settled()`, so it is
+ * never refused for a wake fact still being read.
+ */
+import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
+import { reportedModelOf } from '../../core/fleet/file/model-name.ts';
+import type { NodeView } from '../../core/fleet/scheduling/types.ts';
+import { viewOfSnapshot, type WakeFacts } from '../../core/fleet/scheduling/view-of-snapshot.ts';
+import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
+
+/** What a wake would start, from the node's source; none when its wake is off or unreadable. */
+export async function wakeFactsOf(
+  view: Pick<FleetView, 'source'>,
+  node: FleetNode,
+  reportedModel: string | undefined,
+): Promise<WakeFacts> {
+  if (node.wake === 'off') {
+    return { wakes: [] };
+  }
+  try {
+    const { config } = await view.source(node);
+    const id = reportedModelOf(config);
+    const names = [config.servedModelName, id].filter(
+      (name): name is string => name !== undefined && name !== '',
+    );
+    return { wakes: names, warm: reportedModel === id };
+  } catch {
+    return { wakes: [] };
+  }
+}
+
+export class SchedulerViews {
+  private readonly facts = new Map<string, WakeFacts>();
+  private readonly reading = new Set<Promise<void>>();
+
+  constructor(
+    private readonly view: Pick<FleetView, 'source'>,
+    private readonly feed: (views: readonly NodeView[]) => void,
+  ) {}
+
+  /** A snapshot was stored (node-states.ts onSnapshot), asked at `askedAt`. */
+  stored(snapshot: NodeSnapshot, askedAt: number): void {
+    const node = snapshot.node;
+    const running = snapshot.ok && snapshot.status.state === 'running';
+    const known = this.facts.get(node.name);
+    if (running && known !== undefined) {
+      this.feed([viewOfSnapshot(snapshot, askedAt, known)]);
+      return;
+    }
+    if (running) {
+      // Fed now; its wake facts are read for the views after this one (a stop of ours keeps them).
+      this.feed([viewOfSnapshot(snapshot, askedAt)]);
+    }
+    const reported = snapshot.ok ? snapshot.status.model : undefined;
+    const reading = wakeFactsOf(this.view, node, reported).then((facts) => {
+      this.facts.set(node.name, facts);
+      if (!running) {
+        this.feed([viewOfSnapshot(snapshot, askedAt, facts)]);
+      }
+    });
+    this.reading.add(reading);
+    void reading.finally(() => this.reading.delete(reading));
+  }
+
+  /** Resolves once every wake fact being read has been fed. */
+  async settled(): Promise<void> {
+    while (this.reading.size > 0) {
+      await Promise.all(this.reading);
+    }
+  }
+}
