@@ -58,6 +58,20 @@ export const LastExitSchema = Type.Object(
 );
 export type LastExit = Static<typeof LastExitSchema>;
 
+/** GUIDE D25 extension: the running engine's request slots, present only when known. */
+const SlotsSchema = Type.Integer({
+  minimum: 1,
+  description:
+    "Extension (not in the spec): the running engine's request slots, the requests it decodes at once: what the engine reports (llama.cpp's /props total_slots), else the parallel it was started with. Absent when unknown or not running",
+});
+
+/** GUIDE D25 extension: the requests in the engine at the last scrape of its counters. */
+const BusySchema = Type.Integer({
+  minimum: 0,
+  description:
+    "Extension (not in the spec): requests in the engine's slots at the last scrape of its counters (llama.cpp requests_processing, vLLM num_requests_running). Absent when unknown or not running",
+});
+
 export const StatusResponseSchema = Type.Object(
   {
     state: EngineStateSchema,
@@ -70,6 +84,8 @@ export const StatusResponseSchema = Type.Object(
     idleSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
     engine: Type.Optional(EngineEndpointSchema),
     ready: Type.Optional(ReadinessSchema),
+    slots: Type.Optional(SlotsSchema),
+    busy: Type.Optional(BusySchema),
     version: Type.String({ description: "Build-time version; 'dev' when unset (GUIDE D1)" }),
     lastExit: Type.Optional(LastExitSchema),
   },
@@ -138,6 +154,8 @@ export const StatsSchema = Type.Object(
     lastActiveAt: Type.Optional(Type.String({ format: 'date-time' })),
     idleSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
     ready: Type.Optional(ReadinessSchema),
+    slots: Type.Optional(SlotsSchema),
+    busy: Type.Optional(BusySchema),
     retainUntil: Type.Optional(Type.String({ format: 'date-time' })),
   },
   { $id: 'Stats', additionalProperties: false },

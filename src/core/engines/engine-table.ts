@@ -50,6 +50,8 @@ export interface EngineDefinition {
   readonly metricsFlag?: string;
   /** Prometheus dialect of the engine's /metrics; absent: no Prometheus endpoint. */
   readonly metrics?: 'llamacpp' | 'vllm';
+  /** GUIDE D25: where the engine reports its request slots as JSON `total_slots`; absent: nowhere. */
+  readonly propsPath?: string;
   /** Readiness convention; absent: none known (ready stays absent, spec §2.1). */
   readonly health?: { readonly path: string; readonly readyWhen: '200' | '200-json-ok' };
   readonly defaultHost: string;
@@ -179,6 +181,7 @@ export const ENGINES: Readonly<Record<Runner, EngineDefinition>> = {
     keyFileFlag: '--api-key-file',
     metricsFlag: '--metrics',
     metrics: 'llamacpp',
+    propsPath: '/props',
     health: { path: '/health', readyWhen: '200' },
     defaultHost: '127.0.0.1',
     defaultPort: 8080,

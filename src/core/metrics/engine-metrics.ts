@@ -10,6 +10,8 @@ export type MetricsDialect = 'llamacpp' | 'vllm';
 
 interface DialectNames {
   readonly running: readonly string[];
+  /** GUIDE D25 `busy`: requests the engine is decoding now (queued ones are not in a slot yet). */
+  readonly busy: string;
   readonly prompt: string;
   readonly generation: string;
   readonly requests?: string;
@@ -20,6 +22,7 @@ interface DialectNames {
 const NAMES: Readonly<Record<MetricsDialect, DialectNames>> = {
   llamacpp: {
     running: ['llamacpp:requests_processing', 'llamacpp:requests_deferred'],
+    busy: 'llamacpp:requests_processing',
     prompt: 'llamacpp:prompt_tokens_total',
     generation: 'llamacpp:tokens_predicted_total',
     cumulative: [
@@ -30,6 +33,7 @@ const NAMES: Readonly<Record<MetricsDialect, DialectNames>> = {
   },
   vllm: {
     running: ['vllm:num_requests_running', 'vllm:num_requests_waiting'],
+    busy: 'vllm:num_requests_running',
     prompt: 'vllm:prompt_tokens_total',
     generation: 'vllm:generation_tokens_total',
     requests: 'vllm:request_success_total',
@@ -84,4 +88,13 @@ export function tokenStats(
     ...(generationTokens === undefined ? {} : { generationTokens }),
     ...(requests === undefined ? {} : { requests }),
   };
+}
+
+/** GUIDE D25: the requests in the engine's slots at this scrape, or undefined when not reported. */
+export function busyOf(
+  dialect: MetricsDialect,
+  samples: readonly PromSample[],
+): number | undefined {
+  const busy = sum(samples, NAMES[dialect].busy);
+  return busy === undefined ? undefined : Math.max(0, busy);
 }

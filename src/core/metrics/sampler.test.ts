@@ -62,3 +62,97 @@ describe('Sampler readiness watch', () => {
     expect(checks).toBe(0);
   });
 });
+
+describe('Sampler engine slots (GUIDE D25)', () => {
+  const run = { runner: 'llamacpp', startedAt: new Date(0), endpoint: { port: 1 } };
+
+  it('asks for the slots when the engine turns ready, before reporting it ready', async () => {
+    const record = new StateRecord();
+    record.started(run);
+    const answers: ('ready' | 'not-ready')[] = ['not-ready', 'ready'];
+    const asked: string[] = [];
+    const sampler: Sampler = new Sampler({
+      record,
+      intervalMs: 15_000,
+      checkReadiness: () => Promise.resolve(answers.shift() ?? 'ready'),
+      readEngineSlots: (path, baseUrl) => {
+        asked.push(`${baseUrl}${path}`);
+        expect(record.snapshot().ready).not.toBe('ready');
+        return Promise.resolve(2);
+      },
+      sleep: () => {
+        if (answers.length === 0) {
+          sampler.end();
+        }
+        return Promise.resolve();
+      },
+    });
+    const target = { engine: ENGINES.llamacpp, baseUrl: 'http://127.0.0.1:1' };
+    (sampler as unknown as { target: unknown }).target = target;
+    await sampler.watchReadiness(target);
+    expect(asked).toEqual(['http://127.0.0.1:1/props']);
+    expect(statusOf(record.snapshot(), new Date(0), 'dev')).toMatchObject({
+      ready: 'ready',
+      slots: 2,
+    });
+  });
+
+  it('asks again after a failed read, and once per engine start after a good one', async () => {
+    const record = new StateRecord();
+    record.started(run);
+    const replies = [undefined, 3, 5];
+    let asked = 0;
+    let sleeps = 0;
+    const sampler: Sampler = new Sampler({
+      record,
+      intervalMs: 15_000,
+      checkReadiness: () => Promise.resolve('ready'),
+      readEngineSlots: () => Promise.resolve(replies[asked++]),
+      sleep: () => {
+        sleeps += 1;
+        // Turned not-ready again, so the watch asks the health check once more.
+        record.setReady('not-ready');
+        if (sleeps % 3 === 0) {
+          sampler.end();
+        }
+        return Promise.resolve();
+      },
+    });
+    const watch = async (): Promise<void> => {
+      const target = { engine: ENGINES.llamacpp, baseUrl: 'http://127.0.0.1:1' };
+      (sampler as unknown as { target: unknown }).target = target;
+      await sampler.watchReadiness(target);
+    };
+    await watch();
+    expect(asked).toBe(2);
+    expect(record.snapshot().engineSlots).toBe(3);
+    record.started(run);
+    await watch();
+    expect(asked).toBe(3);
+    expect(record.snapshot().engineSlots).toBe(5);
+  });
+
+  it('asks nothing of an engine that does not report its slots', async () => {
+    let asked = 0;
+    const record = new StateRecord();
+    record.started({ ...run, runner: 'vllm' });
+    const sampler: Sampler = new Sampler({
+      record,
+      intervalMs: 15_000,
+      checkReadiness: () => Promise.resolve('ready'),
+      readEngineSlots: () => {
+        asked += 1;
+        return Promise.resolve(1);
+      },
+      sleep: () => {
+        sampler.end();
+        return Promise.resolve();
+      },
+    });
+    const target = { engine: ENGINES.vllm, baseUrl: 'http://127.0.0.1:1' };
+    (sampler as unknown as { target: unknown }).target = target;
+    await sampler.watchReadiness(target);
+    expect(asked).toBe(0);
+    expect(record.snapshot().ready).toBe('ready');
+  });
+});

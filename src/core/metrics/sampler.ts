@@ -9,6 +9,10 @@
  * check is asked every READY_POLL_MS, so a woken node is reported ready (and a gateway request
  * held for it goes through) within a fraction of a second of its engine answering, not at the
  * next tick; once ready, the ticks take over again.
+ *
+ * GUIDE D25: the engine's own slot count is asked once per engine start, as soon as it is ready
+ * (before it is reported ready, so a ready engine already has its slots), and again at the next
+ * tick only when that failed; each scrape's requests in flight become status's `busy`.
  */
 
 import { request } from 'undici';
@@ -16,7 +20,8 @@ import { request } from 'undici';
 import type { EngineDefinition } from '../engines/engine-table.ts';
 import { readKeyFile } from '../fs/read-key-file.ts';
 import type { StateRecord } from '../state/record.ts';
-import { tokenStats } from './engine-metrics.ts';
+import { busyOf, tokenStats } from './engine-metrics.ts';
+import { readEngineSlots } from './engine-slots.ts';
 import { type GpuReading, readGpus } from './gpu.ts';
 import { cpuPercent, type CpuTimes, readCpuTimes, readMemory } from './host.ts';
 import { parsePrometheus } from './prometheus.ts';
@@ -46,6 +51,7 @@ export interface SamplerOptions {
   readonly now?: () => Date;
   readonly readGpus?: () => Promise<GpuReading>;
   readonly checkReadiness?: typeof checkReadiness;
+  readonly readEngineSlots?: typeof readEngineSlots;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
@@ -54,7 +60,7 @@ async function scrape(
   target: SampleTarget,
   key: string | undefined,
   timeoutMs = READ_TIMEOUT_MS,
-): Promise<{ tokens?: ReturnType<typeof tokenStats>; error?: string }> {
+): Promise<{ tokens?: ReturnType<typeof tokenStats>; busy?: number; error?: string }> {
   const dialect = target.engine.metrics;
   if (dialect === undefined) {
     return {};
@@ -78,10 +84,12 @@ async function scrape(
         return { error: `engine metrics (${url}): reply larger than ${MAX_SCRAPE_BYTES} bytes` };
       }
     }
-    const tokens = tokenStats(dialect, parsePrometheus(text));
+    const samples = parsePrometheus(text);
+    const tokens = tokenStats(dialect, samples);
+    const busy = busyOf(dialect, samples);
     return tokens === undefined
       ? { error: `engine metrics (${url}): no ${dialect} series in the reply` }
-      : { tokens };
+      : { tokens, ...(busy === undefined ? {} : { busy }) };
   } catch (error) {
     return { error: `engine metrics (${url}): ${(error as Error).message}` };
   }
@@ -95,6 +103,9 @@ export class Sampler {
   private readonly now: () => Date;
   private readonly gpus: () => Promise<GpuReading>;
   private readonly checkReady: typeof checkReadiness;
+  private readonly engineSlots: typeof readEngineSlots;
+  /** The engine whose slots have been read (GUIDE D25: once per engine start). */
+  private slotsOf: SampleTarget | undefined;
   /** Counts readiness answers from the fast poll; a tick's older answer never overwrites a newer one. */
   private readinessSeen = 0;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -103,6 +114,7 @@ export class Sampler {
     this.now = options.now ?? (() => new Date());
     this.gpus = options.readGpus ?? (() => readGpus());
     this.checkReady = options.checkReadiness ?? checkReadiness;
+    this.engineSlots = options.readEngineSlots ?? readEngineSlots;
     this.sleep =
       options.sleep ??
       ((ms) =>
@@ -146,6 +158,9 @@ export class Sampler {
           key,
           READY_POLL_TIMEOUT_MS,
         );
+        if (ready === 'ready') {
+          await this.readSlots(target, key, READY_POLL_TIMEOUT_MS);
+        }
         if (this.target !== target) {
           return;
         }
@@ -173,13 +188,30 @@ export class Sampler {
     if (target === undefined) {
       return;
     }
-    const { tokens, error } = await scrape(
+    const { tokens, busy, error } = await scrape(
       target,
       await readKeyFile(target.keyFile),
       REFRESH_TIMEOUT_MS,
     );
     if (this.target === target) {
-      this.options.record.observeTokens(tokens, error, this.now());
+      this.options.record.observeTokens(tokens, error, this.now(), busy);
+    }
+  }
+
+  /** The engine's own slot count into the record, unless this engine's was read already. */
+  private async readSlots(
+    target: SampleTarget,
+    key: string | undefined,
+    timeoutMs: number,
+  ): Promise<void> {
+    const path = target.engine.propsPath;
+    if (path === undefined || this.slotsOf === target) {
+      return;
+    }
+    const slots = await this.engineSlots(path, target.baseUrl, key, timeoutMs);
+    if (slots !== undefined && this.target === target) {
+      this.slotsOf = target;
+      this.options.record.setEngineSlots(slots);
     }
   }
 
@@ -203,12 +235,15 @@ export class Sampler {
       this.checkReady(target.engine.health, target.baseUrl, key, READ_TIMEOUT_MS),
       this.readHost(),
     ]);
+    if (ready !== 'not-ready') {
+      await this.readSlots(target, key, READ_TIMEOUT_MS);
+    }
     if (this.target !== target) {
       return;
     }
     const { record } = this.options;
     const at = this.now();
-    record.observeTokens(counters.tokens, counters.error, at);
+    record.observeTokens(counters.tokens, counters.error, at, counters.busy);
     if (seen === this.readinessSeen) {
       record.setReady(ready);
     }

@@ -265,3 +265,14 @@ describe('Supervisor stop (GUIDE D10)', () => {
     expect(h.lines.join('\n')).toMatch(/engine did not exit within the grace period; killed/);
   });
 });
+
+describe('Supervisor slots (GUIDE D25)', () => {
+  it('records the slots the engine was started with: the last in its argv, verbatim args too', async () => {
+    const engine = fakeEngine(4400);
+    const h = harness({ kind: 'log', path: await logWithEarlierRun() }, () =>
+      Promise.resolve(engine.process),
+    );
+    await h.supervisor.start({ spec: { ...SPEC, parallel: 2, extraArgs: ['-np', '3'] } });
+    expect(h.record.snapshot().run?.slots).toBe(3);
+  });
+});

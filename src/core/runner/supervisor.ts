@@ -5,6 +5,7 @@
  */
 
 import { buildCommand } from '../engines/build-command.ts';
+import { configuredSlots } from '../engines/configured-slots.ts';
 import { engineEndpoint, localEngineUrl } from '../engines/engine-endpoint.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
 import { type EngineDefinition, ENGINES } from '../engines/engine-table.ts';
@@ -198,6 +199,7 @@ export class Supervisor {
 
     this.engine = started;
     this.stopping = false;
+    const slots = configuredSlots(spec.runner, command.args);
     record.started({
       runner: spec.runner,
       ...(spec.model === undefined ? {} : { model: spec.model }),
@@ -205,6 +207,7 @@ export class Supervisor {
       startedAt: this.edges.now(),
       endpoint,
       ...(this.options.output.kind === 'forward' ? {} : { logPath: this.options.output.path }),
+      ...(slots === undefined ? {} : { slots }),
     });
     this.options.monitor?.begin({
       engine,

@@ -128,3 +128,47 @@ describe('lastExit (GUIDE D23)', () => {
     expect(record.snapshot().lifetime).toEqual({ starts: 3, crashes: 2 });
   });
 });
+
+describe('slots and busy (GUIDE D25)', () => {
+  const stated: EngineRun = { ...run, slots: 2 };
+
+  it("reports the engine's own slots over the stated ones, and busy from the last scrape", () => {
+    const record = new StateRecord();
+    record.started(stated);
+    expect(statusOf(record.snapshot(), start, 'dev')).toMatchObject({ slots: 2 });
+    expect(statusOf(record.snapshot(), start, 'dev')).not.toHaveProperty('busy');
+    record.setEngineSlots(4);
+    record.observeTokens({ running: 3, counter: 1 }, undefined, later(1), 1);
+    expect(statusOf(record.snapshot(), later(1), 'dev')).toMatchObject({ slots: 4, busy: 1 });
+    expect(statsOf(record.snapshot(), later(1))).toMatchObject({ slots: 4, busy: 1 });
+  });
+
+  it('leaves busy unknown after a scrape without it, and both absent when unknown', () => {
+    const record = new StateRecord();
+    record.started(run);
+    record.observeTokens({ counter: 1 }, undefined, later(1), 0);
+    expect(statusOf(record.snapshot(), later(1), 'dev').busy).toBe(0);
+    record.observeTokens(undefined, 'engine metrics: HTTP 503', later(2));
+    const status = statusOf(record.snapshot(), later(2), 'dev');
+    expect(status).not.toHaveProperty('busy');
+    expect(status).not.toHaveProperty('slots');
+  });
+
+  it('reports neither once the engine ended, and forgets the engine slots at the next start', () => {
+    const record = new StateRecord();
+    record.started(stated);
+    record.setEngineSlots(4);
+    record.observeTokens({ counter: 1 }, undefined, later(1), 1);
+    record.ended('stopped');
+    for (const reply of [
+      statusOf(record.snapshot(), later(2), 'dev'),
+      statsOf(record.snapshot(), later(2)),
+    ]) {
+      expect(reply).not.toHaveProperty('slots');
+      expect(reply).not.toHaveProperty('busy');
+    }
+    record.setEngineSlots(8);
+    record.started(stated);
+    expect(statusOf(record.snapshot(), later(3), 'dev')).toMatchObject({ slots: 2 });
+  });
+});

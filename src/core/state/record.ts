@@ -21,6 +21,8 @@ export interface EngineRun {
   readonly startedAt: Date;
   readonly endpoint: EngineEndpoint;
   readonly logPath?: string;
+  /** The slots the engine was started with, where its command line states them (GUIDE D25). */
+  readonly slots?: number;
 }
 
 /** Host readings of the last sampler tick. */
@@ -52,6 +54,10 @@ export interface RecordSnapshot {
   readonly tokens?: TokenStats;
   /** Why the last counter read failed, when it did. */
   readonly tokensError?: string;
+  /** GUIDE D25: the slots the engine itself reported once ready; over the run's stated ones. */
+  readonly engineSlots?: number;
+  /** GUIDE D25: requests in the engine's slots at the last scrape; unknown after a failed one. */
+  readonly busy?: number;
   readonly host?: HostReading;
   /** When the last host reading was taken (the view shows an old one with its age). */
   readonly sampledAt?: Date;
@@ -93,6 +99,8 @@ export class StateRecord {
       ready: _ready,
       tokens: _tokens,
       tokensError: _error,
+      engineSlots: _slots,
+      busy: _busy,
       host: _host,
       lastExit: _previous,
       lifetime: { lastExitCode: _code, ...counts },
@@ -113,13 +121,20 @@ export class StateRecord {
 
   /**
    * A counter reading, from the sampler or from a metrics request alike (spec §3): activity when
-   * requests are in flight or the counter moved since the previous reading.
+   * requests are in flight or the counter moved since the previous reading. `busy` is that
+   * scrape's GUIDE D25 reading; a scrape without one leaves it unknown.
    */
-  observeTokens(tokens: TokenStats | undefined, error: string | undefined, at: Date): void {
+  observeTokens(
+    tokens: TokenStats | undefined,
+    error: string | undefined,
+    at: Date,
+    busy?: number,
+  ): void {
     if (this.current.state !== 'running') {
       return;
     }
-    const { tokensError: _previous, ...rest } = this.current;
+    const { tokensError: _previous, busy: _busy, ...kept } = this.current;
+    const rest = busy === undefined ? kept : { ...kept, busy };
     if (tokens === undefined) {
       this.current = error === undefined ? rest : { ...rest, tokensError: error };
       return;
@@ -170,6 +185,13 @@ export class StateRecord {
     };
   }
 
+  /** GUIDE D25: the slots the running engine reported (llama.cpp's /props), once per start. */
+  setEngineSlots(slots: number): void {
+    if (this.current.state === 'running') {
+      this.current = { ...this.current, engineSlots: slots };
+    }
+  }
+
   setReady(ready: 'ready' | 'not-ready' | undefined): void {
     if (this.current.state !== 'running') {
       return;
@@ -201,6 +223,18 @@ function activity(
   };
 }
 
+/** GUIDE D25: slots (the engine's own count, else the stated one) and busy, while running. */
+function capacity(snapshot: RecordSnapshot): { slots?: number; busy?: number } {
+  if (snapshot.state !== 'running') {
+    return {};
+  }
+  const slots = snapshot.engineSlots ?? snapshot.run?.slots;
+  return {
+    ...(slots === undefined ? {} : { slots }),
+    ...(snapshot.busy === undefined ? {} : { busy: snapshot.busy }),
+  };
+}
+
 function uptime(snapshot: RecordSnapshot, now: Date): number {
   if (snapshot.state !== 'running' || snapshot.run === undefined) {
     return 0;
@@ -222,6 +256,7 @@ export function statusOf(snapshot: RecordSnapshot, now: Date, version: string): 
     ...activity(snapshot, now),
     ...(running && run !== undefined ? { engine: run.endpoint } : {}),
     ...(running && snapshot.ready !== undefined ? { ready: snapshot.ready } : {}),
+    ...capacity(snapshot),
     version,
     ...(snapshot.lastExit === undefined ? {} : { lastExit: snapshot.lastExit }),
   };
@@ -255,5 +290,6 @@ export function statsOf(snapshot: RecordSnapshot, now: Date): Stats {
     ...(errors.length === 0 ? {} : { errors }),
     ...activity(snapshot, now),
     ...(running && snapshot.ready !== undefined ? { ready: snapshot.ready } : {}),
+    ...capacity(snapshot),
   };
 }

@@ -17,7 +17,7 @@ const ok = (status: NodeStatus): Parameters<typeof viewOfSnapshot>[0] => ({
 
 describe('viewOfSnapshot', () => {
   it('maps a running node with its names, counts and times', () => {
-    const status = {
+    const status: NodeStatus = {
       state: 'running',
       model: 'org/m',
       servedName: 'chat',
@@ -26,7 +26,7 @@ describe('viewOfSnapshot', () => {
       lastActiveAt: '1970-01-01T00:01:00.000Z',
       slots: 4,
       busy: 1,
-    } as NodeStatus;
+    };
     expect(viewOfSnapshot(ok(status), 100_000, { wakes: ['chat'], warm: true })).toEqual({
       name: 'a',
       observedAt: 100_000,
@@ -40,6 +40,18 @@ describe('viewOfSnapshot', () => {
       wakes: ['chat'],
       warm: true,
     });
+  });
+
+  it('drops counts a node should not report: zero slots, a fraction, a stopped engine', () => {
+    expect(viewOfSnapshot(ok({ state: 'running', slots: 0, busy: 0.5 }), 0)).not.toHaveProperty(
+      'slots',
+    );
+    expect(viewOfSnapshot(ok({ state: 'running', slots: 0, busy: 0.5 }), 0)).not.toHaveProperty(
+      'busy',
+    );
+    const stopped = viewOfSnapshot(ok({ state: 'stopped', slots: 2, busy: 1 }), 0);
+    expect(stopped).not.toHaveProperty('slots');
+    expect(stopped).not.toHaveProperty('busy');
   });
 
   it('serves nothing from a loopback-only engine, and reads loading as not ready', () => {

@@ -48,8 +48,11 @@ function conditionOf(state: string): NodeCondition {
   return STARTING.has(state) ? 'starting' : 'stopped';
 }
 
-/** A count the status may carry before the contract names it: a whole number ≥ 0, else absent. */
-function countOf(value: unknown): number | undefined {
+/**
+ * A count from the status (GUIDE D25 `slots`, `busy`): a whole number ≥ 0, else absent. A node's
+ * reply is not checked against the schema on the way in, so a control plane's odd value is dropped.
+ */
+function countOf(value: number | undefined): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
@@ -73,9 +76,8 @@ export function viewOfSnapshot(
     running && !loopbackOnly(snapshot)
       ? [status.servedName, status.model].filter((entry): entry is string => entry !== undefined)
       : [];
-  const reported = status as { readonly slots?: unknown; readonly busy?: unknown };
-  const slots = running ? countOf(reported.slots) : undefined;
-  const busy = running ? countOf(reported.busy) : undefined;
+  const slots = running ? countOf(status.slots) : undefined;
+  const busy = running ? countOf(status.busy) : undefined;
   const lastActiveAt =
     status.lastActiveAt === undefined ? Number.NaN : Date.parse(status.lastActiveAt);
   return {

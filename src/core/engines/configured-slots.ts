@@ -1,0 +1,44 @@
+/**
+ * The request slots an engine was started with, read from its own command line (GUIDE D25: the
+ * fallback where the engine does not report its slots). A Svcfile's PARALLEL, a deploy config's
+ * `parallel`, a preset's `np` and verbatim serveArgs all end up in the argv, and the engine takes
+ * the last value of its slot flag in whichever spelling, so that is the value read here. Pure.
+ */
+import { ENGINES, type Runner } from './engine-table.ts';
+
+/** Every spelling of the engine's slot flag: its own, and its short aliases (llama.cpp `-np`). */
+function slotFlags(runner: Runner): string[] {
+  const engine = ENGINES[runner];
+  const aliases = Object.entries(engine.dialect.aliases)
+    .filter(([, canonical]) => canonical === engine.parallel.key)
+    .map(([alias]) => `-${alias}`);
+  return [engine.parallel.flag, ...aliases];
+}
+
+/** The value of the last occurrence of any of `flags`, as `--flag value` or `--flag=value`. */
+function lastValue(args: readonly string[], flags: readonly string[]): string | undefined {
+  let value: string | undefined;
+  args.forEach((arg, index) => {
+    for (const flag of flags) {
+      if (arg === flag) {
+        value = args[index + 1];
+      } else if (arg.startsWith(`${flag}=`)) {
+        value = arg.slice(flag.length + 1);
+      }
+    }
+  });
+  return value;
+}
+
+/**
+ * The last stated slot count, a whole number ≥ 1; undefined when none is stated or the value is
+ * not one (llama.cpp's `-1` means "choose for me", which only the engine itself can tell).
+ */
+export function configuredSlots(runner: Runner, args: readonly string[]): number | undefined {
+  const text = lastValue(args, slotFlags(runner));
+  if (text === undefined || !/^\d+$/.test(text)) {
+    return undefined;
+  }
+  const slots = Number(text);
+  return Number.isSafeInteger(slots) && slots >= 1 ? slots : undefined;
+}
