@@ -1,4 +1,7 @@
-/** The example in docs/fleet-file.md is a valid fleet file. */
+/**
+ * The examples in docs/fleet-file.md are valid fleet files: every ```yaml block that starts with a
+ * `# fleet.yaml:` comment is a whole file, and parses into what its text says.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,13 +9,36 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { asDaemon } from '../../../../test/support/fleet-node.ts';
-import { parseFleet } from './fleet-file.ts';
+import { type Fleet, parseFleet } from './fleet-file.ts';
 
 const page = readFileSync(
   join(fileURLToPath(import.meta.url), '../../../../../docs/fleet-file.md'),
   'utf8',
 );
-const example = /```yaml\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
+const examples = [...page.matchAll(/```yaml\n(# fleet\.yaml:[\s\S]*?)```/g)].map(
+  (match) => match[1] ?? '',
+);
+const example = examples[0] ?? '';
+
+/** An example parsed with every variable it names set. */
+function parsedText(text: string): Fleet {
+  const env = Object.fromEntries(
+    [...text.matchAll(/(?:[tT]okenEnv|apiKeyEnv): (\w+)/g)].map((match) => [
+      match[1] ?? '',
+      'token',
+    ]),
+  );
+  const result = parseFleet(text, 'fleet.yaml', { env, dotenv: {} });
+  if (!result.ok) {
+    throw new Error(`the example is refused:\n${result.problems.join('\n')}\n${text}`);
+  }
+  return result.value;
+}
+
+/** The example whose first line mentions `title`. */
+function parsedExample(title: string): Fleet {
+  return parsedText(examples.find((each) => each.split('\n')[0]?.includes(title)) ?? '');
+}
 
 describe('docs/fleet-file.md', () => {
   it('has an example that parses into the fleet it describes', () => {
@@ -37,5 +63,34 @@ describe('docs/fleet-file.md', () => {
       ['gpu-b', 4242, 'off'],
     ]);
     expect(result.value.nodes[1]?.engine).toEqual({ port: 8081 });
+  });
+
+  it('has a one-GPU example: three models in a group of one, idle stop, one kept warm', () => {
+    const fleet = parsedExample('one GPU box');
+    expect(fleet.idleStopMs).toBe(600_000);
+    expect(fleet.groups).toEqual(new Map([['gpu', { max: 1, minResidencyMs: 30_000 }]]));
+    expect(
+      fleet.nodes.map((node) => [node.name, node.group, node.keepWarm, node.idleStopMs]),
+    ).toEqual([
+      ['chat', 'gpu', true, undefined],
+      ['coder', 'gpu', undefined, undefined],
+      ['vision', 'gpu', undefined, 120_000],
+    ]);
+  });
+
+  it('has a laptop example that is woken for load and sleeps, its commands argv lists', () => {
+    const fleet = parsedExample('laptop');
+    expect(fleet.queue).toEqual({ max: 32, timeoutMs: 60_000 });
+    expect(fleet.nodes[1]).toMatchObject({
+      name: 'laptop',
+      scaleOut: true,
+      idleStopMs: 1_200_000,
+      wakeCommand: ['wakeonlan', 'aa:bb:cc:dd:ee:ff'],
+      sleepCommand: ['ssh', 'laptop.lan', 'sudo', 'systemctl', 'suspend'],
+    });
+  });
+
+  it.each(examples.map((text) => [text.split('\n')[0], text]))('parses %s', (_title, text) => {
+    expect(parsedText(text).nodes.length).toBeGreaterThan(0);
   });
 });

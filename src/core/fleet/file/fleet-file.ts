@@ -8,6 +8,7 @@ import { corsOrigins } from '../../http/cors.ts';
 import { failed, ok, type Result } from '../../project/diagnostics.ts';
 import { type FleetNode, isRecord, parseNode, wakeOf, type WakePolicy } from './fleet-node.ts';
 import { type FleetOperator, operatorOf } from './fleet-operator.ts';
+import { type FleetScheduling, fleetSchedulingOf } from './fleet-scheduling.ts';
 import { readFleetYaml } from './fleet-yaml.ts';
 
 export type {
@@ -18,9 +19,17 @@ export type {
   WakePolicy,
 } from './fleet-node.ts';
 export type { FleetOperator } from './fleet-operator.ts';
+export type {
+  FleetGroup,
+  FleetQueue,
+  FleetQueueLimits,
+  FleetScheduling,
+} from './fleet-scheduling.ts';
+export type { NodeScheduling } from './node-scheduling.ts';
 export type Preference = 'idle' | 'active';
 
-export interface Fleet {
+/** The fleet file; its top-level scheduling settings (GUIDE D25, D26) are FleetScheduling's. */
+export interface Fleet extends FleetScheduling {
   readonly path: string;
   readonly nodes: readonly FleetNode[];
   readonly prefer?: Preference;
@@ -241,12 +250,14 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     });
   }
 
+  const scheduling = fleetSchedulingOf(document, nodes, problem);
   if (problems.length > 0) {
     return failed(problems, 'ERR_FLEET');
   }
   return ok({
     path,
     nodes,
+    ...scheduling,
     ...(prefer === undefined ? {} : { prefer }),
     ...(fleetWake === undefined ? {} : { wake: fleetWake }),
     ...(typeof document['apiKeyEnv'] === 'string' ? { apiKeyEnv: document['apiKeyEnv'] } : {}),

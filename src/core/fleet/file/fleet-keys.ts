@@ -9,8 +9,16 @@ import { isMap, isScalar, isSeq, type LineCounter, type Node, type YAMLMap } fro
 
 import { closestName } from '../../closest-name.ts';
 
-/** A value with no keys of its own, a mapping of free names (tags), or a mapping of known keys. */
-type Shape = 'value' | 'free' | { readonly keys: KeyTable } | { readonly each: Shape };
+/**
+ * A value with no keys of its own, a mapping of free names (tags), a mapping of known keys, a
+ * list of one shape (nodes), or a mapping of free names to one shape (`groups`, `queue.models`).
+ */
+type Shape =
+  | 'value'
+  | 'free'
+  | { readonly keys: KeyTable }
+  | { readonly each: Shape }
+  | { readonly named: Shape };
 type KeyTable = Readonly<Record<string, Shape>>;
 
 const ENGINE_KEYS: KeyTable = { host: 'value', port: 'value', path: 'value' };
@@ -27,7 +35,16 @@ const NODE_KEYS: KeyTable = {
   tags: 'free',
   wake: 'value',
   'instance-type': 'value',
+  // GUIDE D25, D26: the node's own scheduling settings (node-scheduling.ts).
+  scaleOut: 'value',
+  idleStop: 'value',
+  keepWarm: 'value',
+  group: 'value',
+  wakeCommand: 'value',
+  sleepCommand: 'value',
 };
+
+const QUEUE_LIMIT_KEYS: KeyTable = { max: 'value', timeout: 'value' };
 
 export const FLEET_KEYS: KeyTable = {
   nodes: { each: { keys: NODE_KEYS } },
@@ -45,7 +62,17 @@ export const FLEET_KEYS: KeyTable = {
   },
   // The engine key variable of remote nodes that name none (spec §4.2 rule 4).
   apiKeyEnv: 'value',
+  // GUIDE D25, D26: fleet-wide scheduling (fleet-scheduling.ts).
+  queue: { keys: { ...QUEUE_LIMIT_KEYS, models: { named: { keys: QUEUE_LIMIT_KEYS } } } },
+  affinity: 'value',
+  scaleOut: 'value',
+  idleStop: 'value',
+  groups: { named: { keys: { max: 'value', minResidency: 'value' } } },
 };
+
+function keyText(key: unknown): string {
+  return isScalar(key) ? String(key.value) : String(key);
+}
 
 function nodeName(map: YAMLMap): string | undefined {
   const name = map.get('name', true);
@@ -73,9 +100,15 @@ export function unknownKeys(root: Node | null, lines: LineCounter): string[] {
     if (!isMap(node)) {
       return;
     }
+    if ('named' in shape) {
+      for (const pair of node.items) {
+        visit(pair.value, shape.named, `${where} "${keyText(pair.key)}"`);
+      }
+      return;
+    }
     const known = Object.keys(shape.keys);
     for (const pair of node.items) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const key = keyText(pair.key);
       const inner = Object.hasOwn(shape.keys, key) ? shape.keys[key] : undefined;
       if (inner !== undefined) {
         visit(pair.value, inner, where === '' ? key : `${where} ${key}`);

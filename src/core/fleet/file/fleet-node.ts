@@ -6,6 +6,7 @@
  */
 import { instanceTypeProblem } from '../../contract/deploy-config.ts';
 import { remoteNameProblem } from '../../remote/names.ts';
+import { type NodeScheduling, nodeSchedulingOf } from './node-scheduling.ts';
 
 export type WakePolicy = 'on' | 'off';
 
@@ -15,8 +16,8 @@ export interface EngineOverride {
   readonly path?: string;
 }
 
-/** What every node has, whatever its kind. */
-interface NodeCommon {
+/** What every node has, whatever its kind; its scheduling settings too (GUIDE D25, D26). */
+interface NodeCommon extends NodeScheduling {
   readonly name: string;
   /** The engine key, resolved from `engineTokenEnv` (a remote node: else the file's `apiKeyEnv`). */
   readonly engineKey?: string;
@@ -259,6 +260,7 @@ export function parseNode(
     ...(engine === undefined ? {} : { engine }),
     ...(typeof raw['file'] === 'string' && raw['file'] !== '' ? { file: raw['file'] } : {}),
     ...(tags === undefined ? {} : { tags }),
+    ...nodeSchedulingOf(raw, name, problem),
     wake: ownWake ?? context.fleetWake ?? 'on',
     ownWake: ownWake !== undefined,
   };

@@ -2,7 +2,7 @@
  * The scheduler's defaults and the settings it is built from, resolved once: what the fleet file
  * leaves out is filled here, so the rules never ask "is this set?".
  */
-import type { NodeSettings, QueueLimits, SchedulerSettings } from './types.ts';
+import type { GroupSettings, NodeSettings, QueueLimits, SchedulerSettings } from './types.ts';
 
 /**
  * GUIDE D25 `queue` defaults. 64 waiting requests per model bounds what the gateway holds (each
@@ -16,9 +16,22 @@ export const QUEUE_DEFAULTS: QueueLimits = { max: 64, timeoutMs: 120_000 };
 /** spec §4.2 gateway flags: `--wake-timeout` defaults to 5m. */
 export const WAKE_TIMEOUT_DEFAULT_MS = 300_000;
 
+/**
+ * GUIDE D26 `groups` defaults. `max: 1`: a group is most often one GPU that holds one model at a
+ * time. `minResidency: 30s`: a member woken for a request keeps its place long enough to answer
+ * it and the requests that follow (loading a model takes seconds to tens of seconds, so swapping
+ * faster spends the GPU on loading, not answering), yet a request for another member still gets
+ * its turn well inside the default five-minute wake timeout.
+ */
+export const GROUP_DEFAULTS: GroupSettings = { max: 1, minResidencyMs: 30_000 };
+
+/** A node's own settings; `idleStopMs: 'off'` keeps a fleet-wide idle stop off it (GUIDE D26). */
+export type NodeOptions = Pick<NodeSettings, 'name'> &
+  Partial<Omit<NodeSettings, 'name' | 'idleStopMs'>> & { readonly idleStopMs?: number | 'off' };
+
 /** What a fleet file says about scheduling; everything left out takes its default. */
 export interface SchedulerOptions {
-  readonly nodes: readonly (Pick<NodeSettings, 'name'> & Partial<NodeSettings>)[];
+  readonly nodes: readonly NodeOptions[];
   readonly prefer?: SchedulerSettings['prefer'];
   readonly affinity?: boolean;
   readonly queue?: Partial<QueueLimits>;
@@ -28,7 +41,7 @@ export interface SchedulerOptions {
   /** The fleet-wide `scaleOut`; a node's own wins (GUIDE D25). */
   readonly scaleOut?: boolean;
   /** The fleet-wide `idleStop`; a node's own wins (GUIDE D26). */
-  readonly idleStopMs?: number;
+  readonly idleStopMs?: number | 'off';
 }
 
 export function schedulerSettings(options: SchedulerOptions): SchedulerSettings {
@@ -37,7 +50,7 @@ export function schedulerSettings(options: SchedulerOptions): SchedulerSettings 
     return {
       name: node.name,
       ...(node.group === undefined ? {} : { group: node.group }),
-      ...(idleStopMs === undefined ? {} : { idleStopMs }),
+      ...(idleStopMs === undefined || idleStopMs === 'off' ? {} : { idleStopMs }),
       keepWarm: node.keepWarm ?? false,
       scaleOut: node.scaleOut ?? options.scaleOut ?? false,
     };
