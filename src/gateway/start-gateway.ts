@@ -9,6 +9,7 @@ import { STATUS_TIMEOUT_MS } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, Variables } from '../core/fleet/file/fleet-file.ts';
 import { Scheduler } from '../core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../core/fleet/scheduling/settings.ts';
+import { schedulerOptionsOf } from '../core/fleet/scheduling/settings-of-fleet.ts';
 import { NODE_STATES_DEFAULTS } from '../core/fleet/state/node-snapshot.ts';
 import { FleetView } from '../core/fleet/state/node-snapshots.ts';
 import { NodeStates } from '../core/fleet/state/node-states.ts';
@@ -20,6 +21,9 @@ import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { loadPage } from './page/fleet-page.ts';
 import { GatewayScheduler } from './requests/gateway-scheduler.ts';
 import { InFlight } from './requests/in-flight.ts';
+import { MachineWaker } from './requests/machine-wake.ts';
+import { fleetSecrets } from './requests/node-command-env.ts';
+import { NodeCommands } from './requests/node-commands.ts';
 import type { LoopTimers } from './requests/schedule-loop.ts';
 import { Waker } from './requests/wake.ts';
 
@@ -95,16 +99,20 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   // A scrape reads node state like /v1/fleet does: the kept snapshots, refreshed when stale.
   const metrics = new GatewayMetrics(() => view.all());
   const waker = new Waker(view, options.wakeTimeoutMs, options.logger, driver, metrics);
+  // GUIDE D26: wake and sleep commands never see a token or key the fleet file names.
+  const commands = new NodeCommands({
+    logger: options.logger,
+    env: options.env,
+    hidden: fleetSecrets(options.fleet, options.token),
+  });
   const scheduling = new GatewayScheduler({
     scheduler: new Scheduler(
-      schedulerSettings({
-        nodes: options.fleet.nodes.map((node) => ({ name: node.name })),
-        ...(options.fleet.prefer === undefined ? {} : { prefer: options.fleet.prefer }),
-        wakeTimeoutMs: options.wakeTimeoutMs,
-      }),
+      schedulerSettings(schedulerOptionsOf(options.fleet, options.wakeTimeoutMs)),
     ),
     view,
     waker,
+    machines: new MachineWaker(commands, driver, options.logger),
+    commands,
     driver,
     logger: options.logger,
     timers: SCHEDULER_TIMERS,
@@ -137,6 +145,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       });
       states.close();
       scheduling.close();
+      await commands.stopAll();
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;

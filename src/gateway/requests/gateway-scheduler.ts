@@ -17,6 +17,8 @@ import { viewOfSnapshot } from '../../core/fleet/scheduling/view-of-snapshot.ts'
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { MachineWaker } from './machine-wake.ts';
+import { type NodeCommands, SLEEP_COMMAND_LIMIT_MS as SLEEP_LIMIT_MS } from './node-commands.ts';
 import { rejectionError } from './rejection.ts';
 import {
   type Admission,
@@ -35,6 +37,9 @@ export interface GatewaySchedulerDeps {
   readonly scheduler: Scheduler;
   readonly view: FleetView;
   readonly waker: Pick<Waker, 'wakeNode' | 'refusal'>;
+  /** Wakes a machine asleep (GUIDE D26 `wakeCommand`), and puts one to sleep after an idle stop. */
+  readonly machines: Pick<MachineWaker, 'wake'>;
+  readonly commands: Pick<NodeCommands, 'run'>;
   readonly driver: Pick<NodeDriver, 'stop'>;
   readonly logger: Logger;
   readonly timers: LoopTimers;
@@ -172,6 +177,12 @@ export class GatewayScheduler {
     }
     this.waking.set(model, name);
     try {
+      const last = this.deps.view.states.last(node);
+      if (node.wakeCommand !== undefined && last !== undefined && !last.ok) {
+        const timeoutMs = this.deps.wakeTimeoutMs;
+        const deadline = this.deps.timers.now() + timeoutMs;
+        await this.deps.machines.wake({ node, argv: node.wakeCommand, deadline, timeoutMs });
+      }
       await this.deps.waker.wakeNode(node, model);
     } catch (error) {
       // A wake that ran out of time leaves the engine loading (GUIDE D19): not a failure to try
@@ -204,6 +215,10 @@ export class GatewayScheduler {
     const reply = await this.deps.driver.stop(node);
     if (!reply.ok) {
       this.deps.logger.warn('stop failed', { node: name, detail: reply.detail });
+    } else if (reason === 'idle' && node.sleepCommand !== undefined) {
+      // GUIDE D26: after an idle stop only; its run logs its own outcome, and a wake waits for it.
+      const argv = node.sleepCommand;
+      void this.deps.commands.run({ node: name, command: 'sleep', argv, limitMs: SLEEP_LIMIT_MS });
     }
     return reply.ok;
   }

@@ -35,6 +35,16 @@ export async function wakeFactsOf(
   }
 }
 
+/**
+ * GUIDE D26: a node whose daemon does not answer but that names a wake command is a machine
+ * asleep: stopped as far as the scheduler knows, and woken by running the command first.
+ */
+function asleepOrAsIs(node: FleetNode, view: NodeView): NodeView {
+  return view.state === 'unreachable' && node.wakeCommand !== undefined
+    ? { ...view, state: 'stopped' }
+    : view;
+}
+
 export class SchedulerViews {
   private readonly facts = new Map<string, WakeFacts>();
   private readonly reading = new Set<Promise<void>>();
@@ -58,10 +68,12 @@ export class SchedulerViews {
       this.feed([viewOfSnapshot(snapshot, askedAt)]);
     }
     const reported = snapshot.ok ? snapshot.status.model : undefined;
-    const reading = wakeFactsOf(this.view, node, reported).then((facts) => {
+    const reading = wakeFactsOf(this.view, node, reported).then((read) => {
+      // A machine asleep keeps what it was last known to wake into, should its source fail now.
+      const facts = !snapshot.ok && (read.wakes ?? []).length === 0 ? (known ?? read) : read;
       this.facts.set(node.name, facts);
       if (!running) {
-        this.feed([viewOfSnapshot(snapshot, askedAt, facts)]);
+        this.feed([asleepOrAsIs(node, viewOfSnapshot(snapshot, askedAt, facts))]);
       }
     });
     this.reading.add(reading);
