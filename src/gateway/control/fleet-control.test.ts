@@ -37,6 +37,8 @@ interface Harness {
   recorded: NodeSnapshot[];
   /** Requests in flight, on a clock the test moves (`clock.now`, ms). */
   inFlight: InFlight;
+  /** Requests the scheduler holds queued for each node's models. */
+  queued: Map<string, number>;
   clock: { now: number };
 }
 
@@ -72,7 +74,8 @@ function harness(answers: Partial<NodeControlClient> = {}): Harness {
       answers.stats?.(target) ?? Promise.resolve(refused(503, `${target.name} has no stats`)),
   };
   const clock = { now: 0 };
-  return { view, client, calls, recorded, inFlight: new InFlight(() => clock.now), clock };
+  const inFlight = new InFlight(() => clock.now);
+  return { view, client, calls, recorded, inFlight, queued: new Map(), clock };
 }
 
 /** `POST /v1/fleet/nodes/{name}/{action}` as an operator, unless `extra` says otherwise. */
@@ -82,7 +85,7 @@ function act(
   action: 'start' | 'stop',
   extra: Partial<ControlAsk> = {},
 ): Promise<string> {
-  return controlNode(test.view, test.client, test.inFlight, {
+  return controlNode(test.view, test.client, test.inFlight, (node) => test.queued.get(node) ?? 0, {
     name,
     action,
     rights: 'operate',
@@ -222,6 +225,22 @@ describe('controlNode: a busy node (GUIDE D28)', () => {
     expect((await refusalOf(act(test, 'a', 'stop'))).message).toContain(
       'has 1 request in flight through this gateway (1 for qwen; the oldest has run 90s)',
     );
+  });
+
+  it('refuses to stop a node that requests wait for in the queue, naming them, calling nothing', async () => {
+    const test = harness();
+    test.queued.set('a', 2);
+    const refusal = await refusalOf(act(test, 'a', 'stop'));
+    expect(refusal).toMatchObject({ status: 409, code: 'node_busy' });
+    expect(refusal.message).toBe(
+      'node "a" has 2 requests queued here for its models: stopping it would cut them off; stop it once they end, or stop it anyway with ?force=true',
+    );
+    test.inFlight.begin('a', 'qwen');
+    test.clock.now = 5_000;
+    expect((await refusalOf(act(test, 'a', 'stop'))).message).toContain(
+      'has 1 request in flight through this gateway (1 for qwen; the oldest has run 5s) and 2 requests queued here',
+    );
+    expect(test.calls).toEqual([]);
   });
 
   it('stops a busy node anyway with force=true', async () => {

@@ -102,12 +102,21 @@ function modelsText(models: NodeInFlight['models']): string {
   return Array.from(models, ([model, count]) => `${count} for ${model}`).join(', ');
 }
 
-/** GUIDE D28: the 409 for a stop that would cut off requests in flight, naming them. */
-function busyRefusal(name: string, busy: NodeInFlight): GatewayError {
-  const requests = busy.count === 1 ? '1 request' : `${busy.count} requests`;
+/** GUIDE D28: the 409 for a stop that would cut off requests in flight or queued, naming them. */
+function busyRefusal(name: string, busy: NodeInFlight | undefined, queued: number): GatewayError {
+  const parts: string[] = [];
+  if (busy !== undefined) {
+    const requests = busy.count === 1 ? '1 request' : `${busy.count} requests`;
+    parts.push(
+      `${requests} in flight through this gateway (${modelsText(busy.models)}; the oldest has run ${formatDurationText(busy.oldestMs)})`,
+    );
+  }
+  if (queued > 0) {
+    parts.push(`${queued === 1 ? '1 request' : `${queued} requests`} queued here for its models`);
+  }
   return new GatewayError(
     409,
-    `node "${name}" has ${requests} in flight through this gateway (${modelsText(busy.models)}; the oldest has run ${formatDurationText(busy.oldestMs)}): stopping it would cut them off; stop it once they end, or stop it anyway with ?force=true`,
+    `node "${name}" has ${parts.join(' and ')}: stopping it would cut them off; stop it once they end, or stop it anyway with ?force=true`,
     { code: 'node_busy' },
   );
 }
@@ -117,6 +126,8 @@ export async function controlNode(
   view: ControlView,
   client: NodeControlClient,
   inFlight: Pick<InFlight, 'of'>,
+  /** Requests queued here that the node would serve (the scheduler's count). */
+  queuedFor: (node: string) => number,
   ask: ControlAsk,
 ): Promise<string> {
   const { name, action } = ask;
@@ -148,8 +159,9 @@ export async function controlNode(
   } else {
     const force = forced(ask.force);
     const busy = inFlight.of(node.name);
-    if (busy !== undefined && !force) {
-      throw busyRefusal(name, busy);
+    const queued = queuedFor(node.name);
+    if ((busy !== undefined || queued > 0) && !force) {
+      throw busyRefusal(name, busy, queued);
     }
     reply = await client.stop(node);
   }

@@ -220,7 +220,13 @@ async function answerOwn(
     sendJson(
       response,
       200,
-      await controlNode(deps.view, deps.nodes, deps.inFlight, { ...action, rights, force }),
+      await controlNode(
+        deps.view,
+        deps.nodes,
+        deps.inFlight,
+        (node) => deps.scheduling.scheduler.queuedFor(node),
+        { ...action, rights, force },
+      ),
     );
     return;
   }
