@@ -170,7 +170,9 @@ export function importModel(
 
   const cmd = raw['cmd'];
   if (typeof cmd !== 'string' || cmd.trim() === '') {
-    problem(`${at('cmd')}: cmd is required: the command that starts the model's server`);
+    problem(
+      `${cmd === undefined ? at() : at('cmd')}: cmd is required: the command that starts the model's server`,
+    );
     return { losses };
   }
   if (/\s/.test(id) || id.startsWith('#')) {
