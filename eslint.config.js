@@ -9,7 +9,17 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** The command folders: each imports only src/core and its own folder (GUIDE "Shape of the code"). */
-const commandFolders = ['daemon', 'serve', 'gateway', 'fleet', 'code', 'up', 'remote', 'alias'];
+const commandFolders = [
+  'daemon',
+  'serve',
+  'gateway',
+  'fleet',
+  'code',
+  'up',
+  'remote',
+  'alias',
+  'import',
+];
 
 /**
  * Where one command runs another: the only imports across command folders, each named. `svc up`

@@ -52,4 +52,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'Register, list or remove short names for Svcfiles',
     load: () => import('./alias/command.ts'),
   },
+  {
+    name: 'import',
+    summary: 'Turn a llama-swap configuration into a fleet file and Svcfiles',
+    load: () => import('./import/command.ts'),
+  },
 ];

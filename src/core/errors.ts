@@ -54,6 +54,11 @@ export const ERROR_CATALOG = {
   ERR_ENGINE_STUCK: 'system',
   /** A fleet file that is missing, does not parse, or names a variable set nowhere. */
   ERR_FLEET: 'user',
+  /**
+   * `svc import`: a configuration that cannot be read or translated (the message names the line
+   * and field), or files the import would overwrite without --force.
+   */
+  ERR_IMPORT: 'user',
   /** `svc code`: the agent's program is not on PATH. */
   ERR_AGENT_MISSING: 'user',
   /** A gateway or node svc asked for something did not answer as the contract says. */

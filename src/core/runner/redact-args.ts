@@ -1,7 +1,7 @@
 /** The engine command line as logged at debug (GUIDE D5): secret-bearing flag values masked. */
 
 /** GUIDE D5: flags whose value may be a secret: --api-key, --hf-token, -hft, any name with token or key. */
-function isSecretFlag(flag: string): boolean {
+export function isSecretFlag(flag: string): boolean {
   if (!flag.startsWith('-')) {
     return false;
   }

@@ -1,0 +1,179 @@
+/**
+ * The imported fleet file (GUIDE D26, D27): one local node per carried model, `ttl`/`globalTTL`
+ * as idleStop, preloads as keepWarm, llama-swap's swapping as groups of one running member.
+ * A file without scheduling keys is loaded through the project's fleet-file parser; the
+ * scheduling keys are checked as the YAML data written.
+ */
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+import { asLocal } from '../../test/support/fleet-node.ts';
+import { parsed as parsedFleet } from '../../test/support/fleet-text.ts';
+import {
+  fileText,
+  importProblems,
+  lossesOf,
+  plan,
+  yamlLines,
+} from '../../test/support/import-plan.ts';
+import { durationOf } from './fleet-text.ts';
+
+const model = (id: string, ...extra: string[]): string[] => [
+  `  ${id}:`,
+  `    cmd: llama-server -m /models/${id}.gguf --port \${PORT}`,
+  ...extra.map((line) => `    ${line}`),
+];
+
+const fleetOf = (text: string): unknown => parse(fileText(plan(text), 'fleet.yaml'));
+
+describe('the fleet file', () => {
+  it('loads through the fleet-file parser: a local node per model, its file beside it', () => {
+    const result = plan(
+      yamlLines(
+        'models:',
+        ...model('qwen'),
+        ...model('embed/nomic'),
+        'groups:',
+        '  together: {swap: false, members: [qwen, embed/nomic]}',
+      ),
+    );
+    const fleet = parsedFleet(fileText(result, 'fleet.yaml'));
+    expect(fleet.nodes.map((node) => asLocal(node))).toEqual([
+      expect.objectContaining({ name: 'qwen', kind: 'local', file: 'qwen/Svcfile' }),
+      expect.objectContaining({ name: 'embed/nomic', kind: 'local', file: 'embed-nomic/Svcfile' }),
+    ]);
+    expect(result.files.map((file) => file.path)).toEqual([
+      'fleet.yaml',
+      'qwen/Svcfile',
+      'embed-nomic/Svcfile',
+    ]);
+  });
+
+  it('writes ttl as the node idleStop and globalTTL as the file-wide one', () => {
+    expect(
+      fleetOf(
+        yamlLines(
+          'globalTTL: 3600',
+          'models:',
+          ...model('a', 'ttl: 60'),
+          ...model('b', 'ttl: 90'),
+          ...model('c', 'ttl: 0'),
+          ...model('d', 'ttl: -1'),
+          'groups:',
+          '  all: {swap: false, members: [a, b, c, d]}',
+        ),
+      ),
+    ).toEqual({
+      idleStop: '1h',
+      nodes: [
+        { name: 'a', kind: 'local', file: 'a/Svcfile', idleStop: '1m' },
+        { name: 'b', kind: 'local', file: 'b/Svcfile', idleStop: '90s' },
+        { name: 'c', kind: 'local', file: 'c/Svcfile', idleStop: 'off' },
+        { name: 'd', kind: 'local', file: 'd/Svcfile' },
+      ],
+    });
+  });
+
+  it('keeps a preloaded model warm, saying its ttl no longer stops it', () => {
+    const text = yamlLines(
+      'models:',
+      ...model('a', 'ttl: 300'),
+      '  box:',
+      '    cmd: docker run x',
+      'hooks:',
+      '  on_startup:',
+      '    preload: [a, box, nothing]',
+    );
+    expect(fleetOf(text)).toEqual({
+      nodes: [{ name: 'a', kind: 'local', file: 'a/Svcfile', keepWarm: 'on' }],
+    });
+    expect(fileText(plan(text), 'fleet.yaml')).toContain('keepWarm: on\n');
+    expect(lossesOf(plan(text), 'a')).toEqual([
+      'ttl 300: it is preloaded, so keepWarm: on, which svc never idle-stops (llama-swap unloaded it after its ttl)',
+    ]);
+    expect(lossesOf(plan(text))).toEqual([
+      'hooks.on_startup.preload box: that model is not carried over (see it below)',
+      'hooks.on_startup.preload nothing: no model has that id',
+    ]);
+  });
+
+  it.each([
+    [1, '1s'],
+    [59, '59s'],
+    [120, '2m'],
+    [7200, '2h'],
+    [5400, '90m'],
+  ])('writes %i seconds as %s', (seconds, text) => {
+    expect(durationOf(seconds)).toBe(text);
+  });
+});
+
+describe('swapping', () => {
+  it('runs the models no group names one at a time, as llama-swap does', () => {
+    expect(fleetOf(yamlLines('models:', ...model('a'), ...model('b')))).toMatchObject({
+      groups: { default: { max: 1 } },
+      nodes: [
+        { name: 'a', group: 'default' },
+        { name: 'b', group: 'default' },
+      ],
+    });
+  });
+
+  it('makes a swap group a group of one, and lists what exclusive did', () => {
+    const text = yamlLines(
+      'models:',
+      ...model('a'),
+      ...model('b'),
+      ...model('c'),
+      ...model('d'),
+      'groups:',
+      '  default: {swap: true, members: [a, b]}',
+      '  pair: {swap: false, exclusive: false, members: [c]}',
+    );
+    expect(fleetOf(text)).toEqual({
+      groups: { default: { max: 1 } },
+      nodes: [
+        { name: 'a', kind: 'local', file: 'a/Svcfile', group: 'default' },
+        { name: 'b', kind: 'local', file: 'b/Svcfile', group: 'default' },
+        { name: 'c', kind: 'local', file: 'c/Svcfile' },
+        { name: 'd', kind: 'local', file: 'd/Svcfile' },
+      ],
+    });
+    expect(lossesOf(plan(text))).toEqual([
+      "groups.default.exclusive: svc groups never stop each other's members: other groups' models keep running when one of this group starts",
+      "the models in no group (llama-swap runs them as an exclusive group): svc groups never stop each other's members: other groups' models keep running when one of this group starts",
+    ]);
+  });
+
+  it('reduces a matrix to one model at a time, saying so', () => {
+    const text = yamlLines(
+      'models:',
+      ...model('a'),
+      ...model('b'),
+      'matrix:',
+      '  vars: {a: a, b: b}',
+      '  sets: {both: "a & b"}',
+    );
+    expect(fleetOf(text)).toMatchObject({ groups: { default: { max: 1 } } });
+    expect(lossesOf(plan(text))[0]).toMatch(/^matrix: svc runs one of these models at a time/);
+  });
+
+  it.each([
+    [
+      ['  g: {members: [a, ghost]}'],
+      'config.yaml line 5 (groups.g.members): "ghost" is not a model of this configuration',
+    ],
+    [
+      ['  g: {members: [a]}', '  h: {members: [a]}'],
+      'config.yaml line 6 (groups.h.members): "a" is already a member of group "g"',
+    ],
+    [
+      ['  g: {swap: maybe, members: [a]}'],
+      'config.yaml line 5 (groups.g.swap): expected true or false',
+    ],
+  ])('refuses a group naming the line: %#', (groups, expected) => {
+    expect(importProblems(yamlLines('models:', ...model('a'), 'groups:', ...groups))).toEqual([
+      expected,
+    ]);
+  });
+});

@@ -1,0 +1,234 @@
+/**
+ * One llama-swap model → the fields of its Svcfile (and preset), its idle stop, and what could
+ * not carry over. Problems that make the configuration unreadable (no `cmd`, a macro defined
+ * nowhere, a `ttl` that is no number) are reported, naming the field and its line; everything
+ * svc has no place for is a loss with its reason. Pure.
+ */
+import { splitCommand } from './command-line.ts';
+import type { ConfigYaml } from './config-yaml.ts';
+import { engineArgs } from './engine-command.ts';
+import { type EngineFields, engineFields } from './engine-flags.ts';
+import { type Environment, expandMacros, macroScope, PORT_MACRO } from './macros.ts';
+import type { NotCarried } from './not-carried.ts';
+
+export interface ImportedModel {
+  readonly id: string;
+  readonly fields: EngineFields;
+  readonly env: readonly { readonly key: string; readonly value: string }[];
+  /** Seconds; 0 never stops it, absent follows `globalTTL` (llama-swap's -1). */
+  readonly ttl?: number;
+}
+
+export interface ModelOutcome {
+  /** Absent when the model as a whole cannot be carried (its reason is among the losses). */
+  readonly model?: ImportedModel;
+  readonly losses: readonly NotCarried[];
+}
+
+/** Model settings svc has no place for, each with the reason. */
+const NO_PLACE: Readonly<Record<string, string>> = {
+  cmdStop: 'svc stops the engine itself: SIGTERM, then SIGKILL after 10 s',
+  name: 'svc lists the model by its ALIAS (the model id) only',
+  description: 'svc lists the model by its ALIAS (the model id) only',
+  useModelName: "svc's gateway sends the request's model name unchanged",
+  filters: "svc's gateway does not rewrite request bodies",
+  metadata: "svc's /v1/models carries no per-model metadata",
+  concurrencyLimit:
+    "svc's gateway bounds waiting requests per model (the fleet file's queue.models, GUIDE D25), not requests in flight",
+  sendLoadingState:
+    "svc's gateway reports a wake as SSE comments on a waiting stream (GUIDE D25), not in reasoning_content",
+  timeouts: "svc's gateway has one reply timeout for all models (svc gateway --reply-timeout)",
+  unlisted: "svc's /v1/models lists every model a node can serve",
+  capabilities: 'svc declares no model capabilities',
+};
+
+/** Handled below, or consumed by the macro expansion. */
+const HANDLED = new Set(['cmd', 'env', 'ttl', 'proxy', 'checkEndpoint', 'aliases', 'macros']);
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SECRET_NAME = /token|key|secret|password/i;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An environment entry for the Svcfile's ENV, or the reason it cannot be one. */
+function envEntry(
+  key: string,
+  value: string,
+  losses: NotCarried[],
+): { key: string; value: string } | undefined {
+  if (SECRET_NAME.test(key)) {
+    // GUIDE D5: a secret is never written into a file svc makes, nor shown.
+    losses.push({
+      what: `${key} (value not shown)`,
+      why: 'a secret is not written into a Svcfile: put it in the .env beside it',
+    });
+    return undefined;
+  }
+  if (!ENV_NAME.test(key) || /\s/.test(value) || value.startsWith('#')) {
+    losses.push({
+      what: `${key}=${value}`,
+      why: 'a Svcfile ENV value is one word: no spaces',
+    });
+    return undefined;
+  }
+  return { key, value };
+}
+
+function aliasNames(raw: unknown): string[] {
+  const list = Array.isArray(raw) ? (raw as unknown[]) : [];
+  return list.flatMap((entry) => {
+    if (typeof entry === 'string') {
+      return [entry];
+    }
+    return isRecord(entry) && typeof entry['id'] === 'string' ? [entry['id']] : [];
+  });
+}
+
+/** The proxy llama-swap sends to: carried when it is this engine on loopback. */
+function proxyLoss(proxy: string, fields: EngineFields): NotCarried | undefined {
+  const match = /^https?:\/\/(\[[^\]]+\]|[^:/]+)(?::([^/]+))?/.exec(proxy);
+  const host = match?.[1]?.toLowerCase();
+  const port = match?.[2];
+  const sameEngine =
+    host !== undefined &&
+    LOOPBACK.has(host) &&
+    (port === PORT_MACRO || (port !== undefined && Number(port) === fields.port));
+  if (sameEngine) {
+    return undefined;
+  }
+  return {
+    what: `proxy ${proxy}`,
+    why:
+      host !== undefined && !LOOPBACK.has(host)
+        ? "a remote URL: svc's gateway reaches a node's engine where its Svcfile's BASEURL says, on this machine"
+        : "svc's gateway reaches the engine at its Svcfile's BASEURL, which is the cmd's own --host and --port",
+  };
+}
+
+export function importModel(
+  id: string,
+  raw: unknown,
+  config: { readonly macros: unknown; readonly yaml: ConfigYaml; readonly env: Environment },
+  problem: (message: string) => void,
+): ModelOutcome {
+  const at = (...path: string[]): string => config.yaml.where(['models', id, ...path]);
+  if (!isRecord(raw)) {
+    problem(`${at()}: a model is a mapping with at least cmd`);
+    return { losses: [] };
+  }
+  const losses: NotCarried[] = [];
+  const scope = macroScope(
+    [
+      { where: 'macros', macros: config.macros },
+      { where: `models.${id}.macros`, macros: raw['macros'] },
+    ],
+    id,
+    config.env,
+    (message) => {
+      problem(`${at('macros')}: ${message}`);
+    },
+  );
+  const expand = (field: string, text: string): string =>
+    expandMacros(text, scope, (message) => {
+      problem(`${at(field)}: ${message}`);
+    });
+
+  for (const key of Object.keys(raw)) {
+    if (HANDLED.has(key)) {
+      continue;
+    }
+    losses.push({ what: key, why: NO_PLACE[key] ?? 'not a llama-swap setting svc knows' });
+  }
+
+  let ttl: number | undefined;
+  const rawTtl = raw['ttl'];
+  if (rawTtl !== undefined) {
+    if (typeof rawTtl !== 'number' || !Number.isInteger(rawTtl) || rawTtl < -1) {
+      problem(`${at('ttl')}: ttl is whole seconds, 0 (never unload) or -1 (globalTTL)`);
+    } else if (rawTtl >= 0) {
+      ttl = rawTtl;
+    }
+  }
+
+  const names = aliasNames(raw['aliases']);
+  if (raw['aliases'] !== undefined && names.length > 0) {
+    losses.push({
+      what: `aliases ${names.join(', ')}`,
+      why: `svc's gateway routes a model by one name, its ALIAS "${id}": requests for these get 404`,
+    });
+  }
+  const checkEndpoint = raw['checkEndpoint'];
+  if (checkEndpoint !== undefined && checkEndpoint !== '/health') {
+    losses.push({
+      what: `checkEndpoint ${JSON.stringify(checkEndpoint)}`,
+      why: "svc checks readiness the engine's own way (llama-server and vLLM: GET /health)",
+    });
+  }
+
+  const cmd = raw['cmd'];
+  if (typeof cmd !== 'string' || cmd.trim() === '') {
+    problem(
+      `${cmd === undefined ? at() : at('cmd')}: cmd is required: the command that starts the model's server`,
+    );
+    return { losses };
+  }
+  if (/\s/.test(id) || id.startsWith('#')) {
+    losses.unshift({
+      what: 'the model',
+      why: 'its id has a space or starts with #, so it cannot be a Svcfile ALIAS',
+    });
+    return { losses };
+  }
+  const words = splitCommand(expand('cmd', cmd));
+  if (typeof words === 'string') {
+    problem(`${at('cmd')}: ${words}`);
+    return { losses };
+  }
+  const args = engineArgs(words);
+  if (!('runner' in args)) {
+    losses.unshift({ what: 'the model', why: `its cmd ${args.why}` });
+    return { losses };
+  }
+  const { fields, losses: flagLosses } = engineFields(args);
+  losses.push(...flagLosses);
+  if (fields.servedName !== undefined && fields.servedName !== id) {
+    losses.push({
+      what: `served name ${fields.servedName}`,
+      why: `ALIAS is the model id "${id}", the name llama-swap's clients ask for`,
+    });
+  }
+  if (typeof raw['proxy'] === 'string') {
+    const loss = proxyLoss(expand('proxy', raw['proxy']), fields);
+    if (loss !== undefined) {
+      losses.push(loss);
+    }
+  }
+
+  const env: { key: string; value: string }[] = [];
+  const rawEnv = raw['env'];
+  if (rawEnv !== undefined && !Array.isArray(rawEnv)) {
+    problem(`${at('env')}: env is a list of NAME=value strings`);
+  }
+  const pairs = [
+    ...args.env,
+    ...(Array.isArray(rawEnv) ? (rawEnv as unknown[]) : []).flatMap((entry) => {
+      const text = typeof entry === 'string' ? expand('env', entry) : '';
+      const equals = text.indexOf('=');
+      if (equals <= 0) {
+        problem(`${at('env')}: "${String(entry)}" is not NAME=value`);
+        return [];
+      }
+      return [{ key: text.slice(0, equals), value: text.slice(equals + 1) }];
+    }),
+  ];
+  for (const pair of pairs) {
+    const entry = envEntry(pair.key, pair.value, losses);
+    if (entry !== undefined) {
+      env.push(entry);
+    }
+  }
+  return { model: { id, fields, env, ...(ttl === undefined ? {} : { ttl }) }, losses };
+}

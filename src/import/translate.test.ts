@@ -1,0 +1,298 @@
+/**
+ * A llama-swap configuration → Svcfiles and presets (GUIDE D27): the flags of a llama-server or
+ * vLLM `cmd` land on Svcfile keywords or in the preset, macros are expanded, and every written
+ * file is read back through the project's own Svcfile and preset parsers and built into the
+ * engine command svc would run.
+ */
+import { describe, expect, it } from 'vitest';
+
+import {
+  engineCommandOf,
+  fileText,
+  importProblems,
+  lossesOf,
+  plan,
+  planWith,
+  yamlLines,
+} from '../../test/support/import-plan.ts';
+import { unwrap } from '../core/project/diagnostics.ts';
+import { parseSvcfile } from '../core/project/parse.ts';
+import { parsePreset } from '../core/project/preset.ts';
+
+const MACROS = yamlLines(
+  'macros:',
+  '  "llama": >',
+  '    llama-server',
+  '    --port ${PORT}',
+  '  "default_ctx": 16384',
+  '  "ctx_args": "--ctx-size ${default_ctx}"',
+  'models:',
+  '  "qwen-8b":',
+  '    macros:',
+  '      "temp": 0.7',
+  '    cmd: |',
+  '      # comments in a cmd are dropped',
+  '      ${llama}',
+  '      -m /models/${MODEL_ID}.gguf',
+  '      ${ctx_args} -np 2',
+  '      -ngl 99 --jinja --temp ${temp}',
+  '      -fa on --cache-type-k q8_0',
+);
+
+describe('a llama-server cmd', () => {
+  it('writes the Svcfile keywords and a preset of the other flags, macros expanded', () => {
+    const result = plan(MACROS);
+    expect(result.files.map((file) => file.path)).toEqual([
+      'fleet.yaml',
+      'qwen-8b/Svcfile',
+      'qwen-8b/preset.ini',
+    ]);
+    expect(fileText(result, 'qwen-8b/Svcfile')).toBe(
+      yamlLines(
+        '# llama-swap model "qwen-8b" from config.yaml, imported by svc import llama-swap',
+        'PROVIDER llamacpp',
+        'MODEL    /models/qwen-8b.gguf',
+        'ALIAS    qwen-8b',
+        'CONTEXT  8192',
+        'PARALLEL 2',
+        'PRESET   preset.ini',
+      ),
+    );
+    expect(fileText(result, 'qwen-8b/preset.ini')).toBe(
+      yamlLines(
+        '; the flags of llama-swap model "qwen-8b" that have no Svcfile keyword',
+        '[qwen-8b]',
+        'n-gpu-layers = 99',
+        'jinja = true',
+        'temp = 0.7',
+        'flash-attn = on',
+        'cache-type-k = q8_0',
+      ),
+    );
+  });
+
+  it("builds an engine command that carries every flag of the original cmd (${PORT} is svc's)", () => {
+    expect(engineCommandOf(plan(MACROS), 'qwen-8b')).toBe(
+      'llama-server --n-gpu-layers 99 --jinja --temp 0.7 --flash-attn on --cache-type-k q8_0 -m /models/qwen-8b.gguf --alias qwen-8b --ctx-size 16384 --parallel 2',
+    );
+  });
+
+  it('keeps a fixed host and port as BASEURL, and a hub repository as MODEL', () => {
+    const result = plan(
+      yamlLines(
+        'models:',
+        '  gemma:',
+        '    cmd: llama-server -hf ggml-org/gemma-3-4b-it-GGUF --host 0.0.0.0 --port 9001 -c 4096',
+        '    proxy: http://127.0.0.1:9001',
+      ),
+    );
+    expect(fileText(result, 'gemma/Svcfile')).toContain(
+      'MODEL    ggml-org/gemma-3-4b-it-GGUF\nALIAS    gemma\nCONTEXT  4096\nBASEURL  0.0.0.0:9001\n',
+    );
+    expect(result.files.map((file) => file.path)).not.toContain('gemma/preset.ini');
+    expect(engineCommandOf(result, 'gemma')).toBe(
+      'llama-server -hf ggml-org/gemma-3-4b-it-GGUF --alias gemma --ctx-size 4096 --host 0.0.0.0 --port 9001',
+    );
+    expect(lossesOf(result, 'gemma')).toEqual([]);
+  });
+
+  it('keeps a shared ctx-size the slots do not divide in the preset, never scaled', () => {
+    const result = plan(
+      yamlLines(
+        'models:',
+        '  m:',
+        '    cmd: llama-server -m /m.gguf -c 10000 -np 3 --port ${PORT}',
+      ),
+    );
+    expect(fileText(result, 'm/preset.ini')).toContain('[m]\nctx-size = 10000\n');
+    expect(engineCommandOf(result, 'm')).toBe(
+      'llama-server --ctx-size 10000 -m /m.gguf --alias m --parallel 3',
+    );
+  });
+
+  it('lists what cannot be a preset line, and an engine binary off PATH', () => {
+    const result = plan(
+      yamlLines(
+        'models:',
+        '  m:',
+        '    cmd: /opt/llama/llama-server-b5000 -m models/m.gguf -sp --lora a.gguf --lora b.gguf',
+      ),
+    );
+    expect(fileText(result, 'm/preset.ini')).toContain('lora = a.gguf\n');
+    expect(lossesOf(result, 'm')).toEqual([
+      '/opt/llama/llama-server-b5000: svc runs llama-server from PATH: put this build first on PATH',
+      "-sp: svc knows no long name for llama-server's short flag -sp (a preset key longer than one letter becomes --key): write its long form in the preset",
+      '--lora b.gguf: lora is given earlier in the cmd; a preset holds one value per flag',
+      "MODEL models/m.gguf: a relative path: svc reads it from the Svcfile's directory, llama-swap from its working directory; make it absolute if it no longer resolves",
+    ]);
+  });
+
+  it('carries env and leading assignments as ENV, never a secret (GUIDE D5)', () => {
+    const result = planWith(
+      yamlLines(
+        'models:',
+        '  m:',
+        '    cmd: CUDA_VISIBLE_DEVICES=1 llama-server -m /m.gguf --api-key sk-cmd-secret --hf-token ${env.HF}',
+        '    env: ["GGML_CUDA_NO_PINNED=1", "HF_TOKEN=${env.HF}"]',
+      ),
+      { HF: 'hf_env_secret' },
+    );
+    expect(fileText(result, 'm/Svcfile')).toContain(
+      'ENV      CUDA_VISIBLE_DEVICES=1\nENV      GGML_CUDA_NO_PINNED=1\n',
+    );
+    const everything = JSON.stringify(result);
+    expect(everything).not.toContain('sk-cmd-secret');
+    expect(everything).not.toContain('hf_env_secret');
+    expect(lossesOf(result, 'm')).toEqual([
+      "--api-key (value not shown): svc gates the engine itself: name the key's variable with engineTokenEnv on the fleet node",
+      '--hf-token (value not shown): a secret is not written into a preset: set it in the .env beside the Svcfile',
+      'HF_TOKEN (value not shown): a secret is not written into a Svcfile: put it in the .env beside it',
+    ]);
+  });
+
+  it('makes the model id the ALIAS, listing aliases and another served name as not carried', () => {
+    const result = plan(
+      yamlLines(
+        'models:',
+        '  qwen:',
+        '    cmd: llama-server -m /q.gguf --alias Qwen3',
+        '    aliases: ["gpt-4o-mini", {id: "gpt-4o"}]',
+        '    useModelName: qwen3',
+      ),
+    );
+    expect(fileText(result, 'qwen/Svcfile')).toContain('ALIAS    qwen\n');
+    expect(lossesOf(result, 'qwen')).toEqual([
+      "useModelName: svc's gateway sends the request's model name unchanged",
+      'aliases gpt-4o-mini, gpt-4o: svc\'s gateway routes a model by one name, its ALIAS "qwen": requests for these get 404',
+      'served name Qwen3: ALIAS is the model id "qwen", the name llama-swap\'s clients ask for',
+    ]);
+  });
+});
+
+describe('a vLLM cmd', () => {
+  it('maps the model, context, slots and address, the rest to the preset in vLLM spelling', () => {
+    const result = plan(
+      yamlLines(
+        'models:',
+        '  coder:',
+        '    cmd: >',
+        '      vllm serve Qwen/Qwen3-Coder-30B-A3B --max-model-len 65536 --max-num-seqs 8',
+        '      -tp 2 --gpu-memory-utilization 0.9 --enforce-eager --host 127.0.0.1 --port 8001',
+        '    proxy: http://localhost:8001',
+      ),
+    );
+    expect(fileText(result, 'coder/Svcfile')).toContain(
+      'PROVIDER vllm\nMODEL    Qwen/Qwen3-Coder-30B-A3B\nALIAS    coder\nCONTEXT  65536\nPARALLEL 8\nBASEURL  127.0.0.1:8001\nPRESET   preset.ini\n',
+    );
+    expect(engineCommandOf(result, 'coder')).toBe(
+      'vllm serve Qwen/Qwen3-Coder-30B-A3B --tensor-parallel-size 2 --gpu-memory-utilization 0.9 --enforce-eager --served-model-name coder --max-model-len 65536 --max-num-seqs 8 --host 127.0.0.1 --port 8001',
+    );
+    expect(lossesOf(result, 'coder')).toEqual([]);
+  });
+
+  it('reads the python -m entry point, noting the program is not the vllm on PATH', () => {
+    const result = plan(
+      yamlLines(
+        'models:',
+        '  v:',
+        '    cmd: python3 -m vllm.entrypoints.openai.api_server --model org/m --port ${PORT}',
+      ),
+    );
+    expect(engineCommandOf(result, 'v')).toBe('vllm serve org/m --served-model-name v');
+    expect(lossesOf(result, 'v')[0]).toMatch(/^python3 -m vllm.entrypoints.openai.api_server: /);
+  });
+});
+
+describe('what is not an engine svc runs', () => {
+  const CONFIG = yamlLines(
+    'models:',
+    '  ok:',
+    '    cmd: llama-server -m /ok.gguf --port ${PORT}',
+    '  docker-llama:',
+    '    proxy: "http://127.0.0.1:${PORT}"',
+    '    cmd: |',
+    '      docker run --name ${MODEL_ID} --init --rm -p ${PORT}:8080',
+    '      ghcr.io/ggml-org/llama.cpp:server --model /models/q.gguf',
+    '    cmdStop: docker stop ${MODEL_ID}',
+    '  whisper:',
+    '    cmd: whisper-server --port ${PORT} -m /w.bin',
+    '    filters: {stripParams: "temperature"}',
+  );
+
+  it('writes no Svcfile for a container or another server, saying why', () => {
+    const result = plan(CONFIG);
+    expect(result.files.map((file) => file.path)).toEqual(['fleet.yaml', 'ok/Svcfile']);
+    expect(lossesOf(result, 'docker-llama')).toEqual([
+      'the model: its cmd runs a container (docker): svc runs the engine itself, so the image, mounts and port mapping have no Svcfile equivalent; write a Svcfile for the engine inside it',
+      'cmdStop: svc stops the engine itself: SIGTERM, then SIGKILL after 10 s',
+    ]);
+    expect(lossesOf(result, 'whisper')).toEqual([
+      'the model: its cmd runs whisper-server: svc runs llama-server, vLLM, oMLX and MTPLX only',
+      "filters: svc's gateway does not rewrite request bodies",
+    ]);
+  });
+
+  it('lists the settings of the whole configuration svc has no place for', () => {
+    const result = plan(
+      yamlLines(
+        'healthCheckTimeout: 500',
+        'apiKeys: ["sk-hunter2"]',
+        'peers:',
+        '  openrouter: {proxy: "https://openrouter.ai/api", models: [a]}',
+        CONFIG,
+      ),
+    );
+    expect(lossesOf(result)).toEqual([
+      "healthCheckTimeout: svc's gateway waits for a woken engine up to its --wake-timeout (default 5m): pass svc gateway --wake-timeout",
+      "apiKeys (1, not shown): svc's gateway takes one token, from the variable the fleet file's gateway.tokenEnv names (default OPENAI_API_KEY)",
+      "peers openrouter: svc's gateway routes only to its own fleet's nodes",
+    ]);
+    expect(JSON.stringify(result)).not.toContain('sk-hunter2');
+  });
+});
+
+describe('a configuration that cannot be read', () => {
+  it.each([
+    [yamlLines('models:', '  m:', '    ttl: 5'), 'config.yaml line 3 (models.m): cmd is required'],
+    [
+      yamlLines('models:', '  m:', '    cmd: llama-server ${nope}'),
+      'config.yaml line 3 (models.m.cmd): ${nope} is not a macro defined before it',
+    ],
+    [
+      yamlLines('models:', '  m:', '    cmd: llama-server ${env.UNSET_HERE}'),
+      'config.yaml line 3 (models.m.cmd): ${env.UNSET_HERE}: the environment variable UNSET_HERE is not set',
+    ],
+    [
+      yamlLines('models:', '  m:', '    cmd: llama-server -m /m.gguf', '    ttl: soon'),
+      'config.yaml line 4 (models.m.ttl): ttl is whole seconds',
+    ],
+    [yamlLines('models:', '  m:', '  cmd: x', ' bad'), 'config.yaml line 4'],
+    [yamlLines('logLevel: info'), 'config.yaml (models): models is required'],
+    [
+      yamlLines('models:', '  m:', '    cmd: docker run x'),
+      'config.yaml: no model could be carried over: "m" (its cmd runs a container',
+    ],
+  ])('refuses, naming the line and field: %#', (text, expected) => {
+    expect(importProblems(text).join('\n')).toContain(expected);
+  });
+
+  it('reports every problem at once', () => {
+    const problems = importProblems(
+      yamlLines('models:', '  a:', '    ttl: 1', '  b:', '    cmd: llama-server ${x}'),
+    );
+    expect(problems).toHaveLength(2);
+  });
+});
+
+describe('every written file reads back', () => {
+  it('through the Svcfile and preset parsers', () => {
+    const result = plan(MACROS);
+    for (const file of result.files) {
+      if (file.path.endsWith('/Svcfile')) {
+        expect(unwrap(parseSvcfile(file.text, file.path)).alias?.value).toBe('qwen-8b');
+      } else if (file.path.endsWith('preset.ini')) {
+        expect(unwrap(parsePreset(file.text, file.path)).sections).toHaveLength(1);
+      }
+    }
+  });
+});
