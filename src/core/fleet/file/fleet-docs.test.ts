@@ -94,3 +94,22 @@ describe('docs/fleet-file.md', () => {
     expect(parsedText(text).nodes.length).toBeGreaterThan(0);
   });
 });
+
+describe("docs/gateway.md's scheduling example", () => {
+  const gatewayPage = readFileSync(
+    join(fileURLToPath(import.meta.url), '../../../../../docs/gateway.md'),
+    'utf8',
+  );
+  const text = /```yaml\n(# fleet\.yaml: two nodes serving qwen[\s\S]*?)```/.exec(gatewayPage)?.[1];
+
+  it('parses into the queue and scale-out it describes', () => {
+    const fleet = parsedText(text ?? '');
+    expect(fleet.queue).toEqual({ max: 16, timeoutMs: 60_000 });
+    expect(fleet.scaleOut).toBe(false);
+    expect(fleet.nodes.map((node) => [node.name, node.scaleOut])).toEqual([
+      ['gpu-a', undefined],
+      ['gpu-b', undefined],
+      ['gpu-c', true],
+    ]);
+  });
+});
