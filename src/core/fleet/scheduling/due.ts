@@ -26,7 +26,7 @@ export function nextDueAt(books: Ledger, now: number): number | undefined {
     }
   }
   // Only a node that could be stopped when its time comes: an end or a view prompts the others.
-  for (const record of books.records) {
+  for (const record of books.idleWatched) {
     const free = record.waking === undefined && record.stopping === undefined;
     if (free && isQuiet(record) && books.queuedFor(record) === 0) {
       consider(idleStopAt(record));

@@ -23,6 +23,13 @@ import type {
 } from './types.ts';
 import type { PlanContext } from './wakes.ts';
 
+const NONE: readonly NodeRecord[] = [];
+const NONE_SERVED: readonly string[] = [];
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, index) => name === b[index]);
+}
+
 export class Ledger {
   readonly records: readonly NodeRecord[];
   readonly byName: ReadonlyMap<string, NodeRecord>;
@@ -32,10 +39,15 @@ export class Ledger {
   readonly affinity = new AffinityMemory();
   /** Per waiting model: since when a ready node has served it (deadlines.ts). */
   readonly readySince = new Map<string, number>();
+  /** Nodes under idle stop: the only ones a timer is ever armed for (due.ts). */
+  readonly idleWatched: readonly NodeRecord[];
+  /** The nodes whose view serves each model, kept as views change: placement reads no others. */
+  private readonly byModel = new Map<string, Set<NodeRecord>>();
 
   constructor(readonly settings: SchedulerSettings) {
     this.records = settings.nodes.map((node, order) => nodeRecord(node, order));
     this.byName = new Map(this.records.map((record) => [record.settings.name, record]));
+    this.idleWatched = this.records.filter((record) => record.settings.idleStopMs !== undefined);
     this.groups = new Map(
       [...settings.groups].map(([name, group]) => [
         name,
@@ -100,12 +112,36 @@ export class Ledger {
       : undefined;
   }
 
+  /** The nodes whose view serves `model` (running or not): the candidates for placing it. */
+  serving(model: string): Iterable<NodeRecord> {
+    return this.byModel.get(model) ?? NONE;
+  }
+
   views(views: readonly NodeView[]): void {
     for (const view of views) {
       const record = this.byName.get(view.name);
       if (record !== undefined) {
-        applyView(record, view);
+        this.apply(record, view);
       }
+    }
+  }
+
+  /** applyView, keeping the index by model in step with what the node serves. */
+  private apply(record: NodeRecord, view: NodeView, ours = false): void {
+    const before = record.view?.serves ?? NONE_SERVED;
+    if (!applyView(record, view, ours) || sameNames(before, view.serves)) {
+      return;
+    }
+    for (const model of before) {
+      this.byModel.get(model)?.delete(record);
+    }
+    for (const model of view.serves) {
+      let serving = this.byModel.get(model);
+      if (serving === undefined) {
+        serving = new Set();
+        this.byModel.set(model, serving);
+      }
+      serving.add(record);
     }
   }
 
@@ -175,7 +211,7 @@ export class Ledger {
     record.waking = undefined;
     if ('view' in outcome) {
       record.wakeFailure = undefined;
-      applyView(record, outcome.view, true);
+      this.apply(record, outcome.view, true);
     } else {
       record.wakeFailure = { at: now, model, detail: outcome.detail };
       // A wake that timed out leaves its engine loading (spec §4.2 rule 5): it may hold the GPU.
@@ -196,7 +232,7 @@ export class Ledger {
     }
     record.stopping = undefined;
     if (ok) {
-      applyView(record, stoppedView(record.view, node, now), true);
+      this.apply(record, stoppedView(record.view, node, now), true);
     } else {
       // Still up, as far as we know. Its idle clock restarts, so a failing stop is not retried
       // at every event, and no swap picks it again before a fresh view.

@@ -35,10 +35,11 @@ export function compareByPreference(prefer: Preference, a: NodeRecord, b: NodeRe
 
 /**
  * The node `model`'s next request goes to, or undefined when every ready node is full.
- * `records` are in file order; `affinityNode` is where its leading prompt last went.
+ * `records` are those that may serve it, in any order (ties go by file order);
+ * `affinityNode` is where its leading prompt last went.
  */
 export function place(
-  records: readonly NodeRecord[],
+  records: Iterable<NodeRecord>,
   model: string,
   prefer: Preference,
   affinityNode: string | undefined,

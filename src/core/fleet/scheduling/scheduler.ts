@@ -145,7 +145,12 @@ export class Scheduler {
     const { model } = request;
     // FIFO: while others wait for the model, a newcomer cannot go before them.
     if (books.queue.length(model) === 0) {
-      const node = place(books.records, model, this.settings.prefer, books.affinityNode(entry));
+      const node = place(
+        books.serving(model),
+        model,
+        this.settings.prefer,
+        books.affinityNode(entry),
+      );
       if (node !== undefined) {
         actions.push(books.dispatch(entry, node, now));
         return undefined;
@@ -178,7 +183,12 @@ export class Scheduler {
         if (head === undefined) {
           continue;
         }
-        const node = place(books.records, model, this.settings.prefer, books.affinityNode(head));
+        const node = place(
+          books.serving(model),
+          model,
+          this.settings.prefer,
+          books.affinityNode(head),
+        );
         if (node !== undefined) {
           books.queue.remove(head.id);
           actions.push(books.dispatch(head, node, now));
@@ -258,7 +268,7 @@ export class Scheduler {
 
   private stopIdle(now: number, actions: Action[]): void {
     const books = this.books;
-    for (const record of books.records) {
+    for (const record of books.idleWatched) {
       if (idleStopDue(record, books.queuedFor(record), now)) {
         actions.push(books.stop(record, 'idle', now));
       }
