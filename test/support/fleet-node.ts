@@ -1,5 +1,10 @@
 /** Fleet-file nodes as the unit tests build them; `extra` sets what a test cares about. */
-import type { DaemonNode, FleetNode, RemoteNode } from '../../src/core/fleet/file/fleet-file.ts';
+import type {
+  DaemonNode,
+  FleetNode,
+  LocalNode,
+  RemoteNode,
+} from '../../src/core/fleet/file/fleet-file.ts';
 
 export function daemonNode(
   name: string,
@@ -36,6 +41,19 @@ export function asDaemon(node: FleetNode | undefined): DaemonNode {
 export function asRemote(node: FleetNode | undefined): RemoteNode {
   if (node?.kind !== 'remote') {
     throw new Error(`expected a remote node, got ${JSON.stringify(node)}`);
+  }
+  return node;
+}
+
+/** A local node (GUIDE D27): the gateway runs its engine from `file`. */
+export function localNode(name: string, extra: Partial<Omit<LocalNode, 'kind'>> = {}): LocalNode {
+  return { name, kind: 'local', file: `${name}/Svcfile`, wake: 'on', ownWake: false, ...extra };
+}
+
+/** The node as a local node, likewise. */
+export function asLocal(node: FleetNode | undefined): LocalNode {
+  if (node?.kind !== 'local') {
+    throw new Error(`expected a local node, got ${JSON.stringify(node)}`);
   }
   return node;
 }

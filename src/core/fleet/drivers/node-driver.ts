@@ -5,7 +5,14 @@
  * dispatches on the node's kind, so a third kind is one driver plus one fleet-file parse branch.
  */
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
-import type { DaemonNode, Fleet, FleetNode, RemoteNode, Variables } from '../file/fleet-file.ts';
+import type {
+  DaemonNode,
+  Fleet,
+  FleetNode,
+  LocalNode,
+  RemoteNode,
+  Variables,
+} from '../file/fleet-file.ts';
 
 /** What every kind's driver is built from: the fleet, svc's config directory and the environment. */
 export interface DriverContext {
@@ -99,16 +106,40 @@ export type NodeKind = FleetNode['kind'];
 export interface KindDrivers {
   readonly daemon: NodeDriver<DaemonNode>;
   readonly remote: NodeDriver<RemoteNode>;
+  /** Absent where nothing runs local engines: their nodes answer `unsupported`. */
+  readonly local?: NodeDriver<LocalNode>;
+}
+
+/** The driver of a kind nothing here can reach: every call says so, naming the node. */
+function unreachableKind<N extends FleetNode>(why: string): NodeDriver<N> {
+  const no = (node: N): Promise<NodeReply<never>> =>
+    Promise.resolve({ ok: false, outcome: 'unsupported', detail: `node "${node.name}": ${why}` });
+  return {
+    status: no,
+    wakeSource: (node) => Promise.reject(new Error(`node "${node.name}": ${why}`)),
+    start: no,
+    stop: no,
+    stats: no,
+  };
 }
 
 /** One driver over the fleet: each call goes to the driver of the node's kind. */
 export function byKind(drivers: KindDrivers): FleetNodeDriver {
+  const local =
+    drivers.local ??
+    unreachableKind<LocalNode>('a local node is run by the gateway, and none is reachable here');
   // The node is narrowed by its kind before it reaches that kind's driver, so no driver is ever
   // handed a node of another kind.
   const call = <R>(
     node: FleetNode,
     run: <N extends FleetNode>(driver: NodeDriver<N>, node: N) => R,
-  ): R => (node.kind === 'daemon' ? run(drivers.daemon, node) : run(drivers.remote, node));
+  ): R =>
+    node.kind === 'daemon'
+      ? run(drivers.daemon, node)
+      : node.kind === 'remote'
+        ? run(drivers.remote, node)
+        : run(local, node);
+
   return {
     status: (node, timeoutMs) => call(node, (driver, own) => driver.status(own, timeoutMs)),
     wakeSource: (node) => call(node, (driver, own) => driver.wakeSource(own)),

@@ -14,6 +14,7 @@ export type {
   DaemonNode,
   EngineOverride,
   FleetNode,
+  LocalNode,
   RemoteNode,
   WakePolicy,
 } from './fleet-node.ts';

@@ -15,6 +15,9 @@ type KeyTable = Readonly<Record<string, Shape>>;
 
 const ENGINE_KEYS: KeyTable = { host: 'value', port: 'value', path: 'value' };
 
+// One table for every node kind: which keys a kind may use is its parse branch's rule
+// (fleet-node.ts). A `local` node (GUIDE D27) takes file (required), tags, wake, engineTokenEnv and
+// engine.port, and is refused host, port and tokenEnv there.
 const NODE_KEYS: KeyTable = {
   name: 'value',
   kind: 'value',

@@ -2,18 +2,16 @@
  * One node of a fleet file (docs/fleet-file.md, "Nodes"), pure: its YAML mapping
  * in, a FleetNode or problems naming it out. One parse branch per node kind (GUIDE D21): a
  * `daemon` is reached at its host's control API; a `remote` environment is named by its registry
- * key, has no host, and always gates its engine with a key (spec §4.2 rule 4).
+ * key, has no host, and always gates its engine with a key (spec §4.2 rule 4); a `local` node's
+ * engine is supervised by the gateway itself from its `file:` (GUIDE D27): no host, port or token.
  */
 import { instanceTypeProblem } from '../../contract/deploy-config.ts';
 import { remoteNameProblem } from '../../remote/names.ts';
+import { type EngineOverride, engineOverride, isRecord, tagsOf } from './node-fields.ts';
+
+export { type EngineOverride, isRecord } from './node-fields.ts';
 
 export type WakePolicy = 'on' | 'off';
-
-export interface EngineOverride {
-  readonly host?: string;
-  readonly port?: number;
-  readonly path?: string;
-}
 
 /** What every node has, whatever its kind. */
 interface NodeCommon {
@@ -52,12 +50,18 @@ export interface RemoteNode extends NodeCommon {
   readonly instanceType?: string;
 }
 
-/** One node of a fleet file, by kind (GUIDE D21): a kind carries only its own fields. */
-export type FleetNode = DaemonNode | RemoteNode;
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * An engine the gateway supervises itself (GUIDE D27), from its project file (`file:`, required):
+ * no host, port or token, since nothing stands between the gateway and the engine. Its engine
+ * override names only a port (the engine listens on loopback).
+ */
+export interface LocalNode extends NodeCommon {
+  readonly kind: 'local';
+  readonly file: string;
 }
+
+/** One node of a fleet file, by kind (GUIDE D21): a kind carries only its own fields. */
+export type FleetNode = DaemonNode | RemoteNode | LocalNode;
 
 export interface NodeParseContext {
   readonly problem: (message: string) => void;
@@ -88,62 +92,13 @@ export function wakeOf(
   return undefined;
 }
 
-function engineOverride(
-  raw: Record<string, unknown>,
-  name: string,
-  problem: (message: string) => void,
-): EngineOverride | undefined {
-  if (raw['engine'] === undefined) {
-    return undefined;
-  }
-  const override = raw['engine'];
-  if (!isRecord(override)) {
-    problem(`node "${name}": engine must be a mapping of host, port and path`);
-    return undefined;
-  }
-  const enginePort = override['port'];
-  if (
-    enginePort !== undefined &&
-    (typeof enginePort !== 'number' || !Number.isInteger(enginePort))
-  ) {
-    problem(`node "${name}": engine.port must be a whole number`);
-  }
-  return {
-    ...(typeof override['host'] === 'string' ? { host: override['host'] } : {}),
-    ...(typeof enginePort === 'number' ? { port: enginePort } : {}),
-    ...(typeof override['path'] === 'string' ? { path: override['path'] } : {}),
-  };
-}
-
-function tagsOf(
-  raw: Record<string, unknown>,
-  name: string,
-  problem: (message: string) => void,
-): Record<string, string> | undefined {
-  if (raw['tags'] === undefined) {
-    return undefined;
-  }
-  if (!isRecord(raw['tags'])) {
-    problem(`node "${name}": tags must map names to values`);
-    return undefined;
-  }
-  const tags: Record<string, string> = {};
-  for (const [key, value] of Object.entries(raw['tags'])) {
-    if (key === '' || key === '__proto__' || typeof value !== 'string' || value === '') {
-      problem(`node "${name}": tag ${JSON.stringify(key)} needs a non-empty string value`);
-    } else {
-      tags[key] = value;
-    }
-  }
-  return tags;
-}
-
 type KindParts =
   | Pick<
       DaemonNode,
       'kind' | 'host' | 'port' | 'token' | 'tokenEnv' | 'engineKey' | 'engineTokenEnv'
     >
-  | Pick<RemoteNode, 'kind' | 'instanceType' | 'engineKey' | 'engineTokenEnv'>;
+  | Pick<RemoteNode, 'kind' | 'instanceType' | 'engineKey' | 'engineTokenEnv'>
+  | Pick<LocalNode, 'kind' | 'file' | 'engineKey' | 'engineTokenEnv'>;
 
 /** The parts of a daemon node that differ from a remote's; problems name the node. */
 function daemonParts(
@@ -212,6 +167,45 @@ function remoteParts(
   };
 }
 
+/** The parts of a local node (GUIDE D27): its project file and engine key; problems name the node. */
+function localParts(
+  raw: Record<string, unknown>,
+  name: string,
+  context: NodeParseContext,
+): KindParts {
+  const { problem, variable } = context;
+  for (const key of ['host', 'port', 'tokenEnv', 'instance-type'] as const) {
+    if (raw[key] !== undefined) {
+      problem(
+        `node "${name}" is a local node, so ${key} does not apply: the gateway runs its engine itself, from its file`,
+      );
+    }
+  }
+  const override = raw['engine'];
+  if (isRecord(override)) {
+    for (const key of ['host', 'path'] as const) {
+      if (override[key] !== undefined) {
+        problem(
+          `node "${name}" is a local node, so engine.${key} does not apply: its engine listens on this machine's loopback (engine.port may be set)`,
+        );
+      }
+    }
+  }
+  const file = raw['file'];
+  if (file === undefined) {
+    problem(`node "${name}" is a local node, so it needs file: the path to the Svcfile it serves`);
+  }
+  const engineKey = variable(raw['engineTokenEnv'], 'engineTokenEnv', name);
+  return {
+    kind: 'local',
+    file: typeof file === 'string' ? file : '',
+    ...(engineKey.name === undefined ? {} : { engineTokenEnv: engineKey.name }),
+    ...(engineKey.value === undefined ? {} : { engineKey: engineKey.value }),
+  };
+}
+
+const KIND_PARTS = { daemon: daemonParts, remote: remoteParts, local: localParts } as const;
+
 /** spec §4.2 rule 4: the node's engineTokenEnv, else the fleet-wide apiKeyEnv; one is required. */
 function remoteEngineKey(
   raw: Record<string, unknown>,
@@ -239,14 +233,13 @@ export function parseNode(
 ): FleetNode | undefined {
   const { problem } = context;
   const kind = raw['kind'] ?? 'daemon';
-  if (kind !== 'daemon' && kind !== 'remote') {
+  if (kind !== 'daemon' && kind !== 'remote' && kind !== 'local') {
     problem(
-      `node "${name}" has kind ${JSON.stringify(kind)}: supported kinds are "daemon" and "remote"`,
+      `node "${name}" has kind ${JSON.stringify(kind)}: supported kinds are "daemon", "remote" and "local"`,
     );
     return undefined;
   }
-  const parts =
-    kind === 'remote' ? remoteParts(raw, name, context) : daemonParts(raw, name, context);
+  const parts = KIND_PARTS[kind](raw, name, context);
   const engine = engineOverride(raw, name, problem);
   const tags = tagsOf(raw, name, problem);
   if (raw['file'] !== undefined && (typeof raw['file'] !== 'string' || raw['file'] === '')) {

@@ -72,8 +72,11 @@ export function engineTarget(
   }
   const port = override?.port ?? engine?.port;
   // spec §2.2: a remote environment publishes the address its engine is reached by; a daemon's
-  // reported host is only its bind address (0.0.0.0), so the node's own host stands for it.
-  const host = override?.host ?? (node.kind === 'remote' ? engine?.host : node.host);
+  // reported host is only its bind address (0.0.0.0), so the node's own host stands for it; a
+  // local node's engine runs beside the gateway, on loopback (GUIDE D27).
+  const host =
+    override?.host ??
+    (node.kind === 'remote' ? engine?.host : node.kind === 'local' ? '127.0.0.1' : node.host);
   const hasScheme = host !== undefined && /^https?:\/\//.test(host);
   if (port === undefined && !hasScheme) {
     return {
