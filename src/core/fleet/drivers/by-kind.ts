@@ -1,14 +1,35 @@
 /**
  * The driver for a whole fleet: one per node kind behind the seam (GUIDE D21), built once per
- * gateway or `svc fleet` run.
+ * gateway or `svc fleet` run. Local nodes (GUIDE D27) are driven only where their engines are
+ * supervised (the gateway passes its LocalEngines); elsewhere they answer that the gateway runs them.
  */
+import { freeLoopbackPort } from '../../http/free-port.ts';
 import { daemonDriver } from './daemon-driver.ts';
+import { localDriver } from './local-driver.ts';
+import type { LocalEngines } from './local-engines.ts';
 import { byKind, type DriverContext, type FleetNodeDriver } from './node-driver.ts';
 import { remoteDriver, type RemoteDriverOptions } from './remote-driver.ts';
 
+export interface FleetDriverOptions extends RemoteDriverOptions {
+  /** The local nodes' engines, where this process supervises them (the gateway). */
+  readonly local?: LocalEngines;
+}
+
 export function fleetDriver(
   context: DriverContext,
-  remote: RemoteDriverOptions = {},
+  options: FleetDriverOptions = {},
 ): FleetNodeDriver {
-  return byKind({ daemon: daemonDriver(context), remote: remoteDriver(context, remote) });
+  const { local, ...remote } = options;
+  return byKind({
+    daemon: daemonDriver(context),
+    remote: remoteDriver(context, remote),
+    ...(local === undefined
+      ? {}
+      : {
+          local: localDriver(context, local, {
+            now: () => new Date(),
+            freePort: freeLoopbackPort,
+          }),
+        }),
+  });
 }
