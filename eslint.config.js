@@ -13,10 +13,13 @@ const commandFolders = ['daemon', 'serve', 'gateway', 'fleet', 'code', 'up', 're
 
 /**
  * Where one command runs another: the only imports across command folders, each named. `svc up`
- * starts a fleet file's nodes (svc fleet start) or serves the Svcfile here (svc serve), loading
+ * starts a fleet file's nodes (svc fleet start), runs the gateway for a fleet with local nodes
+ * (svc gateway, GUIDE D27) or serves the Svcfile here (svc serve), loading
  * that command lazily with the same argv and streams rather than repeating it.
  */
-const commandRunsCommand = { up: ['./fleet/command.ts', './serve/command.ts'] };
+const commandRunsCommand = {
+  up: ['./fleet/command.ts', './serve/command.ts', './gateway/command.ts'],
+};
 
 /** Folders that are pure: values in, values out, the clock as an argument (GUIDE "Shape of the code"). */
 const pureFolders = ['src/core/fleet/file', 'src/core/fleet/routing', 'src/core/fleet/scheduling'];

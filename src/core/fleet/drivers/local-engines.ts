@@ -81,8 +81,9 @@ export class LocalEngine {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(
+    readonly name: string,
     readonly paths: LocalNodePaths,
-    options: LocalEnginesOptions,
+    private readonly options: LocalEnginesOptions,
     private readonly edges: LocalEngineEdges,
   ) {
     this.watcher = edges.watcher(this.record, options.sampleIntervalMs);
@@ -127,6 +128,12 @@ export class LocalEngine {
       await this.edges.removeKey(this.paths.key).catch(() => undefined);
       throw error;
     }
+    // GUIDE D27: a port chosen free is told here as well as in status (engine.port).
+    this.options.logger.info('local node engine listening', {
+      node: this.name,
+      port: this.record.snapshot().run?.endpoint.port,
+      log: this.paths.log,
+    });
   }
 
   async stop(): Promise<void> {
@@ -148,6 +155,7 @@ export class LocalEngines {
     let engine = this.engines.get(node.name);
     if (engine === undefined) {
       engine = new LocalEngine(
+        node.name,
         localNodePaths(this.options.configDir, node.name),
         this.options,
         this.edges,
