@@ -29,6 +29,7 @@ const concreteDrivers = [
   { module: 'daemon-driver', importers: ['by-kind', 'daemon-driver.test'] },
   { module: 'remote-driver', importers: ['by-kind', 'remote-driver.test'] },
   { module: 'local-driver', importers: ['by-kind', 'local-driver.test'] },
+  { module: 'gateway-local-driver', importers: ['by-kind', 'gateway-local-driver.test'] },
   // The daemon's control-API client is the daemon driver's own half.
   { module: 'node-client', importers: ['daemon-driver', 'node-client.test'] },
 ];

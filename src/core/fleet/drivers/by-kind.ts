@@ -1,10 +1,12 @@
 /**
  * The driver for a whole fleet: one per node kind behind the seam (GUIDE D21), built once per
  * gateway or `svc fleet` run. Local nodes (GUIDE D27) are driven only where their engines are
- * supervised (the gateway passes its LocalEngines); elsewhere they answer that the gateway runs them.
+ * supervised (the gateway passes its LocalEngines); elsewhere through the gateway the fleet file's
+ * `gateway` section names, and without one they answer that the gateway runs them.
  */
 import { freeLoopbackPort } from '../../http/free-port.ts';
 import { daemonDriver } from './daemon-driver.ts';
+import { gatewayLocalDriver } from './gateway-local-driver.ts';
 import { localDriver } from './local-driver.ts';
 import type { LocalEngines } from './local-engines.ts';
 import { byKind, type DriverContext, type FleetNodeDriver } from './node-driver.ts';
@@ -20,16 +22,20 @@ export function fleetDriver(
   options: FleetDriverOptions = {},
 ): FleetNodeDriver {
   const { local, ...remote } = options;
+  const gateway = context.fleet.gateway?.url;
   return byKind({
     daemon: daemonDriver(context),
     remote: remoteDriver(context, remote),
-    ...(local === undefined
-      ? {}
-      : {
+    // GUIDE D27: the gateway drives its own local engines; anyone else asks that gateway.
+    ...(local !== undefined
+      ? {
           local: localDriver(context, local, {
             now: () => new Date(),
             freePort: freeLoopbackPort,
           }),
-        }),
+        }
+      : gateway === undefined
+        ? {}
+        : { local: gatewayLocalDriver(context, gateway) }),
   });
 }
