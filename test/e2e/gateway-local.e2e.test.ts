@@ -19,7 +19,7 @@ import { authorized, GATEWAY_TOKEN, startTestGateway } from '../support/gateway-
 import { freePort } from '../support/net.ts';
 import { alive, killSurvivorsAfterTest } from '../support/process-tree.ts';
 import { startProcess } from '../support/processes.ts';
-import { SVC, tempDir } from '../support/svc.ts';
+import { runSvc, SVC, tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
 
 let dir: string;
@@ -152,7 +152,7 @@ describe('local nodes', () => {
     expect(await second.gateway.exited()).toBe(0);
   });
 
-  it('svc up beside the file runs the gateway at its section address, ended by Ctrl+C', async () => {
+  it('svc up runs the gateway at the section address; svc fleet drives it; Ctrl+C ends it', async () => {
     const upDir = await tempDir();
     const port = await freePort();
     await writeFile(
@@ -160,6 +160,7 @@ describe('local nodes', () => {
       [
         'gateway:',
         `  url: http://127.0.0.1:${port}`,
+        '  tokenEnv: GATEWAY_TOKEN',
         'nodes:',
         `  - {name: a, kind: local, file: ${join(dir, 'a.svc')}}`,
         '',
@@ -178,6 +179,22 @@ describe('local nodes', () => {
     await up.waitFor(/local nodes a: engines run by this gateway/);
     const health = await fetch(`http://127.0.0.1:${port}/health`, { headers: authorized() });
     expect(health.status).toBe(200);
+    // svc fleet reaches the local node through the gateway the section names (GUIDE D27).
+    const fleetEnv = { GATEWAY_TOKEN, SVC_CONFIG_DIR: join(upDir, 'config-fleet') };
+    const started = await runSvc(['fleet', 'start', 'a'], { cwd: upDir, env: fleetEnv });
+    expect(started).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/a +running/) as string,
+    });
+    const status = await runSvc(['fleet', 'status', '--json'], { cwd: upDir, env: fleetEnv });
+    expect(JSON.parse(status.stdout)).toMatchObject([
+      { node: 'a', outcome: 'ok', status: { state: 'running', servedName: 'alpha' } },
+    ]);
+    const stopped = await runSvc(['fleet', 'stop', 'a'], { cwd: upDir, env: fleetEnv });
+    expect(stopped).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/a +stopped/) as string,
+    });
     process.kill(up.pid, 'SIGINT');
     expect(await up.exited()).toBe(0);
     expect(up.stdout()).toMatch(
