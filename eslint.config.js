@@ -23,10 +23,13 @@ const commandFolders = [
 
 /**
  * Where one command runs another: the only imports across command folders, each named. `svc up`
- * starts a fleet file's nodes (svc fleet start) or serves the Svcfile here (svc serve), loading
+ * starts a fleet file's nodes (svc fleet start), runs the gateway for a fleet with local nodes
+ * (svc gateway, GUIDE D27) or serves the Svcfile here (svc serve), loading
  * that command lazily with the same argv and streams rather than repeating it.
  */
-const commandRunsCommand = { up: ['./fleet/command.ts', './serve/command.ts'] };
+const commandRunsCommand = {
+  up: ['./fleet/command.ts', './serve/command.ts', './gateway/command.ts'],
+};
 
 /** Folders that are pure: values in, values out, the clock as an argument (GUIDE "Shape of the code"). */
 const pureFolders = ['src/core/fleet/file', 'src/core/fleet/routing', 'src/core/fleet/scheduling'];
@@ -35,6 +38,8 @@ const pureFolders = ['src/core/fleet/file', 'src/core/fleet/routing', 'src/core/
 const concreteDrivers = [
   { module: 'daemon-driver', importers: ['by-kind', 'daemon-driver.test'] },
   { module: 'remote-driver', importers: ['by-kind', 'remote-driver.test'] },
+  { module: 'local-driver', importers: ['by-kind', 'local-driver.test'] },
+  { module: 'gateway-local-driver', importers: ['by-kind', 'gateway-local-driver.test'] },
   // The daemon's control-API client is the daemon driver's own half.
   { module: 'node-client', importers: ['daemon-driver', 'node-client.test'] },
 ];

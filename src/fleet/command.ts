@@ -48,7 +48,7 @@ export const help = renderCommandHelp(
 );
 
 /** The node kinds whose wake source is a Svcfile beside the fleet file (GUIDE D21). */
-const SVCFILE_KINDS: ReadonlySet<string> = new Set(['daemon']);
+const SVCFILE_KINDS: ReadonlySet<string> = new Set(['daemon', 'local']);
 
 function isVerb(verb: string | undefined): verb is FleetVerb {
   return (FLEET_VERBS as readonly (string | undefined)[]).includes(verb);

@@ -2,7 +2,7 @@
  * `svc gateway`: one OpenAI-compatible endpoint for a fleet of daemons (spec §4.2). Startup
  * resolves the fleet file and every token it names before listening, and refuses what §7 says.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { resolveGuardedListen } from '../core/auth/guarded-listen.ts';
 import {
@@ -17,7 +17,9 @@ import { SvcError } from '../core/errors.ts';
 import { loadFleet } from '../core/fleet/load/load-fleet.ts';
 import { httpUrl } from '../core/http/listen.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
+import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { configDirFor } from '../core/paths.ts';
+import { secondsSetting } from '../core/settings.ts';
 import { nextShutdownSignal } from '../core/signals.ts';
 import { gatewayAddressHint } from './address-hint.ts';
 import { settleHeap } from './settle-heap.ts';
@@ -104,6 +106,7 @@ export async function run(io: CommandIo): Promise<number> {
   });
 
   const signalled = nextShutdownSignal();
+  const configDir = configDirFor(io.env, io.cwd);
   const gateway = await startGateway({
     fleet,
     listen: address,
@@ -111,20 +114,41 @@ export async function run(io: CommandIo): Promise<number> {
     wakeTimeoutMs,
     replyTimeoutMs,
     logger,
-    configDir: configDirFor(io.env, io.cwd),
+    configDir,
     env: io.env,
+    // GUIDE D10, spec §8: local engines stop and are sampled as the daemon's are; settable for tests.
+    stopGraceMs: secondsSetting(
+      'SVC_STOP_GRACE_SECONDS',
+      io.env['SVC_STOP_GRACE_SECONDS'],
+      10_000,
+      0,
+    ),
+    sampleIntervalMs: secondsSetting(
+      'SVC_SAMPLE_INTERVAL_SECONDS',
+      io.env['SVC_SAMPLE_INTERVAL_SECONDS'],
+      DEFAULT_SAMPLE_INTERVAL_MS,
+      100,
+    ),
   });
+  const locals = fleet.nodes.filter((node) => node.kind === 'local').map((node) => node.name);
   const hint = gatewayAddressHint(fleet.gateway, gateway.address);
   io.stdout.write(
     [
       `svc gateway for ${fleetPath} listening on ${httpUrl(gateway.address)}`,
       ...(hint === undefined ? [] : [hint]),
+      // GUIDE D27: this gateway runs these engines itself, on demand, and stops them when it stops.
+      ...(locals.length === 0
+        ? []
+        : [
+            `local nodes ${locals.join(', ')}: engines run by this gateway, logs under ${join(configDir, 'nodes')}`,
+          ]),
       '',
     ].join('\n'),
   );
   logger.info('shutting down', { signal: await signalled });
   await gateway.close();
-  // One clear last line, so a script or an operator knows the port is free again.
+  // One clear last line, so a script or an operator knows the port (and every local engine's) is
+  // free again.
   io.stdout.write('svc gateway stopped\n');
   return 0;
 }

@@ -1,12 +1,13 @@
 /**
  * `startGateway()`: the fleet view, the waker and the HTTP surface, listening. The command and
  * the tests call it; it returns the bound address and a close that lets in-flight streams end
- * within a short grace.
+ * within a short grace, then stops the engines of the fleet's local nodes (GUIDE D27).
  */
 import { SvcError } from '../core/errors.ts';
 import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
+import { LocalEngines } from '../core/fleet/drivers/local-engines.ts';
 import { STATUS_TIMEOUT_MS } from '../core/fleet/drivers/node-driver.ts';
-import type { Fleet, Variables } from '../core/fleet/file/fleet-file.ts';
+import type { Fleet, LocalNode, Variables } from '../core/fleet/file/fleet-file.ts';
 import { Scheduler } from '../core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../core/fleet/scheduling/settings.ts';
 import { schedulerOptionsOf } from '../core/fleet/scheduling/settings-of-fleet.ts';
@@ -16,6 +17,7 @@ import { NodeStates } from '../core/fleet/state/node-states.ts';
 import { listen } from '../core/http/listen.ts';
 import type { ListenAddress } from '../core/http/listen-address.ts';
 import type { Logger } from '../core/logger.ts';
+import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { buildGateway } from './http/app.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { loadPage } from './page/fleet-page.ts';
@@ -37,6 +39,9 @@ export interface GatewayOptions {
   readonly logger: Logger;
   readonly configDir: string;
   readonly env: Variables;
+  /** Local nodes' engines (GUIDE D27): stop grace (GUIDE D10) and sampler tick (spec §8). */
+  readonly stopGraceMs?: number;
+  readonly sampleIntervalMs?: number;
 }
 
 /**
@@ -79,14 +84,39 @@ export interface RunningGateway {
   close(graceMs?: number): Promise<void>;
 }
 
-export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
-  const operatorToken = operatorTokenOf(options);
-  // GUIDE D21: every node is reached through its kind's driver, and only through it.
-  const driver = fleetDriver({
-    fleet: options.fleet,
+/**
+ * The engines of the fleet's local nodes (GUIDE D27), when it has any: what a killed gateway
+ * left running is reaped first, as a starting daemon does, so its ports are free again.
+ */
+async function localEnginesOf(
+  options: GatewayOptions,
+  operatorToken: string | undefined,
+): Promise<LocalEngines | undefined> {
+  const nodes = options.fleet.nodes.filter((node): node is LocalNode => node.kind === 'local');
+  if (nodes.length === 0) {
+    return undefined;
+  }
+  const secrets = [options.token, operatorToken].filter((value) => value !== undefined);
+  const engines = new LocalEngines({
     configDir: options.configDir,
     env: options.env,
+    logger: options.logger,
+    stopGraceMs: options.stopGraceMs ?? 10_000,
+    sampleIntervalMs: options.sampleIntervalMs ?? DEFAULT_SAMPLE_INTERVAL_MS,
+    secrets,
   });
+  await engines.reap(nodes);
+  return engines;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const operatorToken = operatorTokenOf(options);
+  const local = await localEnginesOf(options, operatorToken);
+  // GUIDE D21: every node is reached through its kind's driver, and only through it.
+  const driver = fleetDriver(
+    { fleet: options.fleet, configDir: options.configDir, env: options.env },
+    local === undefined ? {} : { local },
+  );
   const states = new NodeStates(options.fleet.nodes, {
     ...NODE_STATES_DEFAULTS,
     client: driver,
@@ -150,6 +180,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(timer);
+      // Nothing outlives the gateway (GUIDE D27): its local engines' groups go with it.
+      await local?.stopAll();
     },
   };
 }

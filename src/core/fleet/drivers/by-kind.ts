@@ -1,14 +1,41 @@
 /**
  * The driver for a whole fleet: one per node kind behind the seam (GUIDE D21), built once per
- * gateway or `svc fleet` run.
+ * gateway or `svc fleet` run. Local nodes (GUIDE D27) are driven only where their engines are
+ * supervised (the gateway passes its LocalEngines); elsewhere through the gateway the fleet file's
+ * `gateway` section names, and without one they answer that the gateway runs them.
  */
+import { freeLoopbackPort } from '../../http/free-port.ts';
 import { daemonDriver } from './daemon-driver.ts';
+import { gatewayLocalDriver } from './gateway-local-driver.ts';
+import { localDriver } from './local-driver.ts';
+import type { LocalEngines } from './local-engines.ts';
 import { byKind, type DriverContext, type FleetNodeDriver } from './node-driver.ts';
 import { remoteDriver, type RemoteDriverOptions } from './remote-driver.ts';
 
+export interface FleetDriverOptions extends RemoteDriverOptions {
+  /** The local nodes' engines, where this process supervises them (the gateway). */
+  readonly local?: LocalEngines;
+}
+
 export function fleetDriver(
   context: DriverContext,
-  remote: RemoteDriverOptions = {},
+  options: FleetDriverOptions = {},
 ): FleetNodeDriver {
-  return byKind({ daemon: daemonDriver(context), remote: remoteDriver(context, remote) });
+  const { local, ...remote } = options;
+  const gateway = context.fleet.gateway?.url;
+  return byKind({
+    daemon: daemonDriver(context),
+    remote: remoteDriver(context, remote),
+    // GUIDE D27: the gateway drives its own local engines; anyone else asks that gateway.
+    ...(local !== undefined
+      ? {
+          local: localDriver(context, local, {
+            now: () => new Date(),
+            freePort: freeLoopbackPort,
+          }),
+        }
+      : gateway === undefined
+        ? {}
+        : { local: gatewayLocalDriver(context, gateway) }),
+  });
 }

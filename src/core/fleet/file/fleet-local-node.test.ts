@@ -100,4 +100,12 @@ describe('local nodes', () => {
       'remote',
     ]);
   });
+
+  it.each(['a/b', '..', '.', 'a\\b'])(
+    'refuses the name %s (its files live in nodes/<name>/)',
+    (name) => {
+      const found = problems(lines('nodes:', `  - {name: '${name}', kind: local, file: Svcfile}`));
+      expect(found.some((message) => message.includes('must be a plain file name'))).toBe(true);
+    },
+  );
 });

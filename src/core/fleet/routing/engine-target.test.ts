@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { remoteNode } from '../../../../test/support/fleet-node.ts';
+import { localNode, remoteNode } from '../../../../test/support/fleet-node.ts';
 import {
   fleetOf,
   gpu,
@@ -167,5 +167,22 @@ describe('engineTarget status codes and full origins', () => {
       'fleet.yaml',
     );
     expect('unusable' in local ? local.status : 0).toBe(502);
+  });
+
+  it('reaches a local node engine on loopback, its own machine (GUIDE D27)', () => {
+    const snapshot = running(localNode('box'), { engine: { port: 41001, loopbackOnly: true } });
+    expect(target(snapshot)).toEqual({ baseUrl: 'http://127.0.0.1:41001/v1' });
+    expect(
+      route(
+        SERVED,
+        [
+          running(localNode('box'), {
+            servedName: SERVED,
+            engine: { port: 41001, loopbackOnly: true },
+          }),
+        ],
+        fleetOf([localNode('box')]),
+      ).kind,
+    ).toBe('serve');
   });
 });

@@ -51,7 +51,12 @@ export function serves(snapshot: NodeSnapshot, model: string): boolean {
  * host to reach it by (GUIDE D15): no request can be sent there.
  */
 export function loopbackOnly(snapshot: NodeSnapshot & { ok: true }): boolean {
-  return snapshot.status.engine?.loopbackOnly === true && snapshot.node.engine?.host === undefined;
+  // A local node's engine runs beside the gateway (GUIDE D27): its loopback is the gateway's own.
+  return (
+    snapshot.node.kind !== 'local' &&
+    snapshot.status.engine?.loopbackOnly === true &&
+    snapshot.node.engine?.host === undefined
+  );
 }
 
 /** The engine's base URL as this gateway reaches it, or why it cannot. */

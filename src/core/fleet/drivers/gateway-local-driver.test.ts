@@ -1,0 +1,103 @@
+/**
+ * A local node driven from outside its gateway (GUIDE D27): status from the gateway's /v1/fleet,
+ * stats from /v1/fleet/stats, start and stop through its node endpoints with the operator token
+ * when the file names one (GUIDE D28), every failure a reply naming the node, never a throw.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { localNode } from '../../../../test/support/fleet-node.ts';
+import type { Fleet } from '../file/fleet-file.ts';
+import { gatewayBase, type GatewayCall, gatewayLocalDriver } from './gateway-local-driver.ts';
+
+const FLEET: Fleet = {
+  path: '/nowhere/fleet.yaml',
+  nodes: [localNode('a')],
+  gateway: { url: 'http://box:4000/v1', tokenEnv: 'GW', ownTokenEnv: true, name: 'box' },
+};
+
+function driver(answers: Record<string, unknown>, fleet: Fleet = FLEET) {
+  const calls: string[] = [];
+  const call: GatewayCall = (method, path, token) => {
+    calls.push(`${method} ${path} ${token ?? '-'}`);
+    const value = answers[`${method} ${path}`];
+    return Promise.resolve(
+      value === undefined
+        ? { ok: false as const, outcome: 'failed' as const, status: 404, detail: 'HTTP 404' }
+        : { ok: true as const, value: value as never },
+    );
+  };
+  const env = { GW: 'gw-token', OP: 'op-token' };
+  return { calls, driver: gatewayLocalDriver({ fleet, configDir: '/cfg', env }, 'x', call) };
+}
+
+describe('a local node through its gateway', () => {
+  it('strips /v1 and trailing slashes from the section url', () => {
+    expect(gatewayBase('http://box:4000/v1/')).toBe('http://box:4000');
+    expect(gatewayBase('https://gw.example/fleet')).toBe('https://gw.example/fleet');
+  });
+
+  it("reads status from /v1/fleet with the gateway token, without the entry's fleet facts", async () => {
+    const { calls, driver: d } = driver({
+      'GET /v1/fleet': {
+        nodes: [
+          { name: 'a', kind: 'local', state: 'running', servedName: 'alpha', ready: 'ready' },
+        ],
+      },
+    });
+    expect(await d.status(localNode('a'))).toEqual({
+      ok: true,
+      value: { state: 'running', servedName: 'alpha', ready: 'ready' },
+    });
+    expect(calls).toEqual(['GET /v1/fleet gw-token']);
+  });
+
+  it('reports a node the gateway does not list, or lists as failed, as a failure', async () => {
+    const { driver: d } = driver({
+      'GET /v1/fleet': { nodes: [{ name: 'b', kind: 'local', state: 'failed', detail: 'boom' }] },
+    });
+    expect(await d.status(localNode('a'))).toMatchObject({ ok: false, outcome: 'failed' });
+    expect(await d.status(localNode('b'))).toEqual({
+      ok: false,
+      outcome: 'failed',
+      detail: 'boom',
+    });
+  });
+
+  it('starts and stops through the node endpoints, with the operator token when named', async () => {
+    const fleet: Fleet = { ...FLEET, operator: { tokenEnv: 'OP' } };
+    const { calls, driver: d } = driver(
+      {
+        'POST /v1/fleet/nodes/a/start': { name: 'a', state: 'running' },
+        'POST /v1/fleet/nodes/a/stop': { name: 'a', state: 'stopped' },
+      },
+      fleet,
+    );
+    const source = { source: 'a/Svcfile', config: { runner: 'llamacpp' as const } };
+    expect(await d.start(localNode('a'), source)).toEqual({
+      ok: true,
+      value: { state: 'running' },
+    });
+    expect(await d.stop(localNode('a'))).toEqual({ ok: true, value: { state: 'stopped' } });
+    expect(calls).toEqual([
+      'POST /v1/fleet/nodes/a/start op-token',
+      'POST /v1/fleet/nodes/a/stop op-token',
+    ]);
+  });
+
+  it("answers stats from /v1/fleet/stats, and the gateway's error when it has none", async () => {
+    const { driver: d } = driver({
+      'GET /v1/fleet/stats': {
+        nodes: [
+          { name: 'a', stats: { state: 'running' } },
+          { name: 'b', error: 'node "b" refused' },
+        ],
+      },
+    });
+    expect(await d.stats(localNode('a'))).toEqual({ ok: true, value: { state: 'running' } });
+    expect(await d.stats(localNode('b'))).toEqual({
+      ok: false,
+      outcome: 'failed',
+      detail: 'node "b" refused',
+    });
+  });
+});

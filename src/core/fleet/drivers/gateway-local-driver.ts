@@ -1,0 +1,177 @@
+/**
+ * A local node seen from outside its gateway (GUIDE D27): `svc fleet` cannot supervise an engine
+ * the gateway runs, so it asks the gateway named in the fleet file's `gateway` section, with the
+ * token that section names (the operator token, when the file names one, for start and stop,
+ * GUIDE D28): status from `/v1/fleet`, stats from `/v1/fleet/stats`, start and stop through
+ * `POST /v1/fleet/nodes/{name}/start|stop`. The gateway has no log endpoint, so logs are left out
+ * (byKind answers `unsupported`).
+ */
+import { request } from 'undici';
+
+import type { Stats } from '../../contract/schemas.ts';
+import type { Fleet, LocalNode, Variables } from '../file/fleet-file.ts';
+import { fleetDotenv, nodeSourceConfig } from '../load/load-fleet.ts';
+import type { DriverContext, NodeDriver, NodeReply, NodeStats, NodeStatus } from './node-driver.ts';
+import { STATUS_TIMEOUT_MS } from './node-driver.ts';
+
+/** Where a gateway answers, without the `/v1` agents add. */
+export function gatewayBase(url: string): string {
+  return url.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+/** A `/v1/fleet` node entry as this driver reads it. */
+interface FleetEntry extends Omit<NodeStatus, 'version'> {
+  readonly name: string;
+  readonly detail?: string;
+  readonly kind?: string;
+  readonly tags?: unknown;
+  readonly wakeableModel?: string;
+}
+
+export type GatewayCall = <T>(
+  method: 'GET' | 'POST',
+  path: string,
+  token: string | undefined,
+  timeoutMs: number,
+) => Promise<NodeReply<T>>;
+
+function httpCall(base: string): GatewayCall {
+  return async <T>(
+    method: 'GET' | 'POST',
+    path: string,
+    token: string | undefined,
+    timeoutMs: number,
+  ): Promise<NodeReply<T>> => {
+    const url = `${base}${path}`;
+    try {
+      const reply = await request(url, {
+        method,
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      });
+      const text = await reply.body.text();
+      if (reply.statusCode === 200) {
+        return { ok: true, value: JSON.parse(text) as T };
+      }
+      let detail = `the gateway at ${base} answered HTTP ${reply.statusCode}`;
+      try {
+        const error = (JSON.parse(text) as { error?: { message?: unknown } }).error;
+        if (typeof error?.message === 'string') {
+          detail = `${detail}: ${error.message}`;
+        }
+      } catch {
+        // not JSON
+      }
+      return {
+        ok: false,
+        outcome: reply.statusCode === 401 || reply.statusCode === 403 ? 'unauthorized' : 'failed',
+        status: reply.statusCode,
+        detail,
+      };
+    } catch (error) {
+      return {
+        ok: false,
+        outcome: 'unreachable',
+        detail: `the gateway at ${base} (which runs local nodes): ${(error as Error).message}`,
+      };
+    }
+  };
+}
+
+/** A variable's value: the process environment, else the `.env` beside the fleet file. */
+async function valueOf(name: string, env: Variables, fleet: Fleet): Promise<string | undefined> {
+  const own = env[name];
+  if (own !== undefined && own !== '') {
+    return own;
+  }
+  const value = (await fleetDotenv(fleet.path))[name];
+  return value === '' ? undefined : value;
+}
+
+export function gatewayLocalDriver(
+  context: DriverContext,
+  url: string,
+  call: GatewayCall = httpCall(gatewayBase(url)),
+): NodeDriver<LocalNode> {
+  const { fleet, env } = context;
+  const section = fleet.gateway;
+  const useToken = (): Promise<string | undefined> =>
+    section === undefined ? Promise.resolve(undefined) : valueOf(section.tokenEnv, env, fleet);
+  const operateToken = async (): Promise<string | undefined> =>
+    fleet.operator === undefined
+      ? useToken()
+      : (fleet.operator.token ?? (await valueOf(fleet.operator.tokenEnv, env, fleet)));
+
+  const status = async (node: LocalNode, timeoutMs = STATUS_TIMEOUT_MS) => {
+    const reply = await call<{ nodes: FleetEntry[] }>(
+      'GET',
+      '/v1/fleet',
+      await useToken(),
+      timeoutMs,
+    );
+    if (!reply.ok) {
+      return reply;
+    }
+    return entryStatus(
+      node,
+      reply.value.nodes.find((entry) => entry.name === node.name),
+    );
+  };
+  const act = async (node: LocalNode, action: 'start' | 'stop') => {
+    const path = `/v1/fleet/nodes/${encodeURIComponent(node.name)}/${action}`;
+    const reply = await call<NodeStatus & { name: string }>(
+      'POST',
+      path,
+      await operateToken(),
+      60_000,
+    );
+    if (!reply.ok) {
+      return reply;
+    }
+    const { name: _name, ...value } = reply.value;
+    return { ok: true as const, value };
+  };
+  return {
+    status,
+    wakeSource: (node) => nodeSourceConfig(fleet, node, context),
+    // The gateway starts the node from its own reading of the node's file.
+    start: (node) => act(node, 'start'),
+    stop: (node) => act(node, 'stop'),
+    stats: async (node) => {
+      const reply = await call<{ nodes: { name: string; stats?: Stats; error?: string }[] }>(
+        'GET',
+        '/v1/fleet/stats',
+        await useToken(),
+        STATUS_TIMEOUT_MS,
+      );
+      if (!reply.ok) {
+        return reply;
+      }
+      const entry = reply.value.nodes.find((candidate) => candidate.name === node.name);
+      return entry?.stats === undefined
+        ? {
+            ok: false,
+            outcome: 'failed',
+            detail: entry?.error ?? `the gateway at ${url} does not list node "${node.name}"`,
+          }
+        : ({ ok: true, value: entry.stats } satisfies NodeReply<NodeStats>);
+    },
+  };
+}
+
+/** A `/v1/fleet` entry as the node's status; an entry standing in for a failed node is the failure. */
+function entryStatus(node: LocalNode, entry: FleetEntry | undefined): NodeReply<NodeStatus> {
+  if (entry === undefined) {
+    return {
+      ok: false,
+      outcome: 'failed',
+      detail: `the gateway does not list node "${node.name}": is it serving this fleet file?`,
+    };
+  }
+  if (entry.detail !== undefined) {
+    return { ok: false, outcome: 'failed', detail: entry.detail };
+  }
+  // The entry's fleet facts (kind, tags, what a wake would start) are not the node's status.
+  const { name: _name, kind: _kind, tags: _tags, wakeableModel: _wakeable, ...status } = entry;
+  return { ok: true, value: status };
+}

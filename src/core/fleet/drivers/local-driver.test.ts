@@ -1,0 +1,264 @@
+/**
+ * The local node kind (GUIDE D27) against fake engines: a wake starts the node's config on the
+ * port BASEURL names, else its engine.port, else a free loopback port reported in status; the
+ * engine key goes to the node's key file, never into argv; status and stats answer from the
+ * node's own record (spec §3: a second start is 409, a crash is crashed, a stop is stopped); the
+ * files live under <config dir>/nodes/<name>/; a gateway reaps each node's recorded engine at
+ * start-up and stops every engine on its way out. No process starts and no time is waited for.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { localNode } from '../../../../test/support/fleet-node.ts';
+import type { DeployConfig } from '../../contract/schemas.ts';
+import { createLogger } from '../../logger.ts';
+import type {
+  EngineExit,
+  EngineProcess,
+  EngineProcessOptions,
+} from '../../runner/engine-process.ts';
+import type { Fleet, LocalNode } from '../file/fleet-file.ts';
+import { localDriver, withPort } from './local-driver.ts';
+import { type LocalEngineEdges, LocalEngines } from './local-engines.ts';
+import type { NodeSource } from './node-driver.ts';
+
+const AT = new Date('2025-01-01T12:00:00.000Z');
+const CONFIG: DeployConfig = {
+  runner: 'llamacpp',
+  modelId: 'org/tiny-GGUF',
+  servedModelName: 'tiny',
+};
+const SOURCE: NodeSource = { source: '/fleet/box/Svcfile', config: CONFIG };
+
+interface Harness {
+  readonly driver: ReturnType<typeof localDriver>;
+  readonly engines: LocalEngines;
+  readonly launched: EngineProcessOptions[];
+  readonly keys: Map<string, string>;
+  readonly reaped: string[];
+  readonly stopped: number[];
+  readonly freePorts: number[];
+  exit(index: number, exit: EngineExit): void;
+  /** Settles when a key file is first removed: the supervisor has recorded an engine's exit. */
+  readonly keyRemoved: Promise<void>;
+}
+
+function harness(leftOver: readonly string[] = []): Harness {
+  const launched: EngineProcessOptions[] = [];
+  const exits: ((exit: EngineExit) => void)[] = [];
+  const keys = new Map<string, string>();
+  const reaped: string[] = [];
+  const stopped: number[] = [];
+  const freePorts: number[] = [];
+  let removed: () => void = () => undefined;
+  const keyRemoved = new Promise<void>((resolve) => {
+    removed = resolve;
+  });
+  const edges: LocalEngineEdges = {
+    supervisor: {
+      now: () => AT,
+      startEngine: (options) => {
+        launched.push(options);
+        const pid = 1000 + launched.length;
+        let exit: (value: EngineExit) => void = () => undefined;
+        const exited = new Promise<EngineExit>((resolve) => {
+          exit = resolve;
+        });
+        exits.push(exit);
+        const process: EngineProcess = {
+          pid,
+          watchdogPid: pid - 500,
+          startedAt: AT,
+          exited,
+          stop: () => {
+            stopped.push(pid);
+            exit({ code: null, signal: 'SIGTERM' });
+            return Promise.resolve('terminated');
+          },
+        };
+        return Promise.resolve(process);
+      },
+      locateBinary: () => '/opt/engines/llama-server',
+      answers: () => Promise.resolve(true),
+      pidRecord: {
+        write: () => Promise.resolve(),
+        clear: () => Promise.resolve(),
+        startTime: () => 777,
+      },
+    },
+    watcher: () => ({
+      begin: () => undefined,
+      end: () => undefined,
+      refreshTokens: () => Promise.resolve(),
+    }),
+    reap: (pidPath) => {
+      reaped.push(pidPath);
+      return Promise.resolve(
+        leftOver.some((name) => pidPath.includes(`/${name}/`)) ? 4242 : undefined,
+      );
+    },
+    writeKey: (path, key) => {
+      keys.set(path, key);
+      return Promise.resolve();
+    },
+    removeKey: (path) => {
+      keys.delete(path);
+      removed();
+      return Promise.resolve();
+    },
+  };
+  const engines = new LocalEngines(
+    {
+      configDir: '/cfg',
+      env: { PATH: '/opt/engines' },
+      logger: createLogger('error', { write: () => undefined }),
+      stopGraceMs: 10_000,
+      sampleIntervalMs: 15_000,
+    },
+    edges,
+  );
+  const fleet: Fleet = { path: '/fleet/fleet.yaml', nodes: [] };
+  let nextPort = 41000;
+  const driver = localDriver({ fleet, configDir: '/cfg', env: {} }, engines, {
+    now: () => AT,
+    freePort: () => {
+      nextPort += 1;
+      freePorts.push(nextPort);
+      return Promise.resolve(nextPort);
+    },
+  });
+  return {
+    driver,
+    engines,
+    launched,
+    keys,
+    reaped,
+    stopped,
+    freePorts,
+    exit: (index, exit) => exits[index]?.(exit),
+    keyRemoved,
+  };
+}
+
+const flag = (args: readonly string[], name: string): string | undefined =>
+  args[args.lastIndexOf(name) + 1];
+
+describe('local driver', () => {
+  it('reports idle before any start, from the node own record', async () => {
+    const h = harness();
+    expect(await h.driver.status(localNode('box'))).toEqual({
+      ok: true,
+      value: { state: 'idle', version: expect.any(String) as string },
+    });
+  });
+
+  it('starts on a free loopback port when BASEURL names none, and reports it', async () => {
+    const h = harness();
+    const reply = await h.driver.start(localNode('box'), SOURCE);
+    const args = h.launched[0]?.args ?? [];
+    expect(flag(args, '--port')).toBe('41001');
+    expect(flag(args, '--host')).toBe('127.0.0.1');
+    expect(reply).toMatchObject({
+      ok: true,
+      value: {
+        state: 'running',
+        model: 'org/tiny-GGUF',
+        servedName: 'tiny',
+        logPath: '/cfg/nodes/box/engine.log',
+        engine: { port: 41001, loopbackOnly: true, requiresKey: false },
+      },
+    });
+  });
+
+  it('keeps the port BASEURL names, asking for no free one', async () => {
+    const h = harness();
+    const config = { ...CONFIG, serveArgs: ['--host', '0.0.0.0', '--port', '9001'] };
+    await h.driver.start(localNode('box'), { ...SOURCE, config });
+    expect(flag(h.launched[0]?.args ?? [], '--port')).toBe('9001');
+    expect(h.freePorts).toEqual([]);
+  });
+
+  it('lets the node engine.port win over BASEURL', async () => {
+    const config = { ...CONFIG, serveArgs: ['--port', '9001'] };
+    const withOverride = await withPort(config, localNode('box', { engine: { port: 9100 } }), () =>
+      Promise.reject(new Error('no free port asked for')),
+    );
+    expect(flag(withOverride.serveArgs ?? [], '--port')).toBe('9100');
+  });
+
+  it('gates the engine with the key through the node key file, never in argv', async () => {
+    const h = harness();
+    const node: LocalNode = localNode('box', { engineKey: 'sk-secret', engineTokenEnv: 'K' });
+    const reply = await h.driver.start(node, SOURCE);
+    const args = h.launched[0]?.args ?? [];
+    expect(h.keys.get('/cfg/nodes/box/engine-api-key')).toBe('sk-secret');
+    expect(flag(args, '--api-key-file')).toBe('/cfg/nodes/box/engine-api-key');
+    expect(args.join(' ')).not.toContain('sk-secret');
+    expect(reply.ok && reply.value.engine?.requiresKey).toBe(true);
+    await h.driver.stop(node);
+    expect(h.keys.size).toBe(0);
+  });
+
+  it('refuses a second start with 409 and changes nothing (spec §3)', async () => {
+    const h = harness();
+    await h.driver.start(localNode('box'), SOURCE);
+    const again = await h.driver.start(localNode('box'), SOURCE);
+    expect(again).toMatchObject({ ok: false, outcome: 'failed', status: 409 });
+    expect(h.launched).toHaveLength(1);
+  });
+
+  it('stops the engine and reports stopped; a stop with nothing running is fine', async () => {
+    const h = harness();
+    await h.driver.start(localNode('box'), SOURCE);
+    expect(await h.driver.stop(localNode('box'))).toMatchObject({
+      ok: true,
+      value: { state: 'stopped' },
+    });
+    expect(h.stopped).toEqual([1001]);
+    expect(await h.driver.stop(localNode('box'))).toMatchObject({ ok: true });
+  });
+
+  it('reports an engine that exits on its own as crashed', async () => {
+    const h = harness();
+    await h.driver.start(localNode('box'), SOURCE);
+    h.exit(0, { code: 1, signal: null });
+    await h.keyRemoved;
+    expect(await h.driver.status(localNode('box'))).toMatchObject({
+      ok: true,
+      value: { state: 'crashed' },
+    });
+  });
+
+  it('keeps one engine per node, each in its own directory', async () => {
+    const h = harness();
+    await h.driver.start(localNode('a'), SOURCE);
+    await h.driver.start(localNode('b'), SOURCE);
+    const a = await h.driver.status(localNode('a'));
+    const b = await h.driver.stats(localNode('b'));
+    expect(a.ok && a.value.logPath).toBe('/cfg/nodes/a/engine.log');
+    expect(b).toMatchObject({ ok: true, value: { state: 'running', modelId: 'org/tiny-GGUF' } });
+    expect(h.launched.map((launch) => launch.output)).toEqual([
+      { kind: 'log', path: '/cfg/nodes/a/engine.log' },
+      { kind: 'log', path: '/cfg/nodes/b/engine.log' },
+    ]);
+  });
+});
+
+describe('local engines lifecycle', () => {
+  it('reaps each node recorded engine at start-up, naming what it stopped', async () => {
+    const h = harness(['b']);
+    expect(await h.engines.reap([localNode('a'), localNode('b')])).toEqual([
+      { node: 'b', pid: 4242 },
+    ]);
+    expect(h.reaped).toEqual(['/cfg/nodes/a/engine.pid', '/cfg/nodes/b/engine.pid']);
+  });
+
+  it('stops every running engine on the way out', async () => {
+    const h = harness();
+    await h.driver.start(localNode('a'), SOURCE);
+    await h.driver.start(localNode('b'), SOURCE);
+    await h.driver.status(localNode('c'));
+    await h.engines.stopAll();
+    expect(h.stopped.sort()).toEqual([1001, 1002]);
+    expect((await h.driver.status(localNode('a'))).ok).toBe(true);
+  });
+});

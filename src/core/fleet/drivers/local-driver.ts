@@ -1,0 +1,121 @@
+/**
+ * The `local` node kind (GUIDE D27): an engine the gateway supervises itself (local-engines.ts),
+ * answering with the daemon's own records, so status, stats, activity and readiness follow the
+ * same rules as a daemon node's (spec §3). A wake starts the config its `file:` resolves to, on
+ * the port its BASEURL names, else its `engine.port`, else a free loopback port (reported in
+ * status as `engine.port`).
+ */
+import type { DeployConfig } from '../../contract/schemas.ts';
+import { lastFlagValue } from '../../engines/engine-endpoint.ts';
+import { ENGINES } from '../../engines/engine-table.ts';
+import { specFromDeployConfig } from '../../engines/from-deploy-config.ts';
+import { SvcError } from '../../errors.ts';
+import { readLogSlice } from '../../runner/engine-log.ts';
+import { statsOf, statusOf } from '../../state/record.ts';
+import { VERSION } from '../../version.ts';
+import type { LocalNode } from '../file/fleet-file.ts';
+import { nodeSourceConfig } from '../load/load-fleet.ts';
+import type { LocalEngines } from './local-engines.ts';
+import type { DriverContext, NodeDriver, NodeReply } from './node-driver.ts';
+
+export interface LocalDriverEdges {
+  readonly now: () => Date;
+  /** A port nothing listens on at 127.0.0.1 now (free-port.ts). */
+  readonly freePort: () => Promise<number>;
+}
+
+/**
+ * Where the engine listens: the fleet file's `engine.port` wins over BASEURL's (engines take the
+ * last flag); with neither, a free loopback port, the host made loopback too unless BASEURL named
+ * one. Returns the config with the bind flags appended.
+ */
+export async function withPort(
+  config: DeployConfig,
+  node: LocalNode,
+  freePort: () => Promise<number>,
+): Promise<DeployConfig> {
+  const engine = ENGINES[config.runner];
+  const args = config.serveArgs ?? [];
+  if (node.engine?.port !== undefined) {
+    return { ...config, serveArgs: [...args, engine.port.flag, String(node.engine.port)] };
+  }
+  if (lastFlagValue(args, engine.port.flag) !== undefined) {
+    return config;
+  }
+  const hostArgs =
+    lastFlagValue(args, engine.host.flag) === undefined ? [engine.host.flag, '127.0.0.1'] : [];
+  return {
+    ...config,
+    serveArgs: [...args, ...hostArgs, engine.port.flag, String(await freePort())],
+  };
+}
+
+function failure(error: unknown, status: number): NodeReply<never> {
+  return { ok: false, outcome: 'failed', status, detail: (error as Error).message };
+}
+
+/** spec §7: a start already running is 409, a refused or failed start 400, a stuck stop 500. */
+function statusOfError(error: unknown): number {
+  const code = error instanceof SvcError ? error.code : undefined;
+  return code === 'ERR_ENGINE_RUNNING' ? 409 : code === 'ERR_ENGINE_STUCK' ? 500 : 400;
+}
+
+export function localDriver(
+  context: DriverContext,
+  engines: LocalEngines,
+  edges: LocalDriverEdges,
+): NodeDriver<LocalNode> {
+  const status = (node: LocalNode) =>
+    statusOf(engines.engine(node).record.snapshot(), edges.now(), VERSION);
+  return {
+    status: (node) => Promise.resolve({ ok: true, value: status(node) }),
+    wakeSource: (node) => nodeSourceConfig(context.fleet, node, context),
+    start: (node, source) => {
+      const engine = engines.engine(node);
+      return engine.serialized(async () => {
+        try {
+          if (engine.supervisor.running) {
+            throw new SvcError(
+              'ERR_ENGINE_RUNNING',
+              `node "${node.name}" already runs an engine; stop it first (nothing was changed)`,
+            );
+          }
+          const config = await withPort(source.config, node, edges.freePort);
+          const key = node.engineKey;
+          const spec = specFromDeployConfig(
+            config,
+            key === undefined ? {} : { keyFile: engine.paths.key },
+          );
+          await engine.start({ spec }, key);
+          return { ok: true, value: status(node) };
+        } catch (error) {
+          return failure(error, statusOfError(error));
+        }
+      });
+    },
+    stop: (node) => {
+      const engine = engines.engine(node);
+      return engine.serialized(async () => {
+        try {
+          await engine.stop();
+          return { ok: true, value: status(node) };
+        } catch (error) {
+          return failure(error, statusOfError(error));
+        }
+      });
+    },
+    // spec §3: reading metrics feeds the record like a sampler tick, without being activity itself.
+    stats: async (node) => {
+      const engine = engines.engine(node);
+      await engine.watcher.refreshTokens();
+      return { ok: true, value: statsOf(engine.record.snapshot(), edges.now()) };
+    },
+    logs: async (node, query) => {
+      try {
+        return { ok: true, value: await readLogSlice(engines.engine(node).paths.log, query) };
+      } catch (error) {
+        return failure(error, 400);
+      }
+    },
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * Local nodes end to end (GUIDE D27): the built `svc gateway` supervises two real llama-server
+ * engines itself from a fleet file of `kind: local` nodes, serves an OpenAI-compatible chat
+ * request to each, lists them in /v1/fleet, and leaves no engine behind: a SIGTERM stops every
+ * engine (checked by PID), and an engine whose gateway and watchdog were SIGKILLed is reaped by
+ * the next gateway over the same config dir. `svc up` beside such a file is that gateway in the
+ * foreground, ended cleanly by Ctrl+C (SIGINT).
+ */
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { endSharedByFile, sharedByFile } from '../support/cleanup.ts';
+import { testPath } from '../support/engines.ts';
+import { eventually } from '../support/eventually.ts';
+import { authorized, GATEWAY_TOKEN, startTestGateway } from '../support/gateway-fleet.ts';
+import { freePort } from '../support/net.ts';
+import { alive, killSurvivorsAfterTest } from '../support/process-tree.ts';
+import { startProcess } from '../support/processes.ts';
+import { runSvc, SVC, tempDir } from '../support/svc.ts';
+import { writeTinyModel } from '../support/tiny-model.ts';
+
+let dir: string;
+let bPort: number;
+
+afterAll(endSharedByFile);
+
+beforeAll(async () => {
+  dir = await sharedByFile(() => tempDir());
+  const model = await writeTinyModel(join(dir, 'tiny.gguf'));
+  bPort = await freePort();
+  // Node a names no port (the gateway picks a free loopback one); b names its own in BASEURL.
+  await writeFile(
+    join(dir, 'a.svc'),
+    `PROVIDER llamacpp\nMODEL ${model}\nALIAS alpha\nCONTEXT 256\n`,
+  );
+  await writeFile(
+    join(dir, 'b.svc'),
+    `PROVIDER llamacpp\nMODEL ${model}\nALIAS beta\nCONTEXT 256\nBASEURL 127.0.0.1:${bPort}\n`,
+  );
+  await writeFile(
+    join(dir, 'fleet.yaml'),
+    [
+      'nodes:',
+      '  - {name: a, kind: local, file: a.svc}',
+      '  - {name: b, kind: local, file: b.svc}',
+      '',
+    ].join('\n'),
+  );
+});
+
+function enginePid(configDir: string, node: string): number {
+  const record = JSON.parse(readFileSync(join(configDir, 'nodes', node, 'engine.pid'), 'utf8')) as {
+    pid: number;
+  };
+  return record.pid;
+}
+
+/** The parent PID of a live process, from /proc. */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+async function chat(url: string, model: string): Promise<{ status: number; body: unknown }> {
+  const reply = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...authorized(), 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 }),
+  });
+  return { status: reply.status, body: await reply.json() };
+}
+
+describe('local nodes', () => {
+  it('serves a chat request to each local engine, lists them, and a SIGTERM leaves none', async () => {
+    const configDir = join(dir, 'config-sigterm');
+    const { gateway, url } = await startTestGateway({
+      cwd: dir,
+      configDir,
+      logLevel: 'info',
+      env: { PATH: testPath(), SVC_SAMPLE_INTERVAL_SECONDS: '0.3' },
+    });
+    expect(gateway.stdout()).toContain(
+      `local nodes a, b: engines run by this gateway, logs under ${join(configDir, 'nodes')}`,
+    );
+    for (const model of ['alpha', 'beta']) {
+      expect(await chat(url, model)).toMatchObject({
+        status: 200,
+        body: { object: 'chat.completion', model },
+      });
+    }
+    const pids = [enginePid(configDir, 'a'), enginePid(configDir, 'b')];
+    killSurvivorsAfterTest(pids);
+    expect(alive(pids)).toEqual(pids);
+
+    const fleet = (await (await fetch(`${url}/v1/fleet`, { headers: authorized() })).json()) as {
+      nodes: { name: string; kind: string; state: string; servedName?: string }[];
+    };
+    expect(
+      fleet.nodes.map(({ name, kind, state, servedName }) => ({ name, kind, state, servedName })),
+    ).toEqual([
+      { name: 'a', kind: 'local', state: 'running', servedName: 'alpha' },
+      { name: 'b', kind: 'local', state: 'running', servedName: 'beta' },
+    ]);
+    // b's engine is on the port its BASEURL names; a's was chosen free and is logged.
+    expect((await fetch(`http://127.0.0.1:${bPort}/health`)).status).toBe(200);
+    expect(gateway.stderr()).toMatch(/local node engine listening node=a port=\d+/);
+    expect(readFileSync(join(configDir, 'nodes', 'a', 'engine.log'), 'utf8')).not.toBe('');
+
+    process.kill(gateway.pid, 'SIGTERM');
+    expect(await gateway.exited()).toBe(0);
+    expect(gateway.stdout()).toMatch(/svc gateway stopped\n$/);
+    expect(alive(pids)).toEqual([]);
+    // The gateway stopped them itself (not only its watchdogs' lifeline, GUIDE D27).
+    for (const pid of pids) {
+      expect(gateway.stderr()).toContain(`stopping engine pid=${pid}`);
+    }
+  });
+
+  it('reaps at start-up the engine a SIGKILLed gateway (and its watchdog) left running', async () => {
+    const configDir = join(dir, 'config-sigkill');
+    const first = await startTestGateway({
+      cwd: dir,
+      configDir,
+      logLevel: 'info',
+      env: { PATH: testPath() },
+    });
+    expect(await chat(first.url, 'alpha')).toMatchObject({ status: 200 });
+    const pid = enginePid(configDir, 'a');
+    killSurvivorsAfterTest([pid]);
+    // The watchdog would end the engine within seconds of the gateway's death; with it gone
+    // too, only the next gateway's reaping can.
+    const watchdog = parentOf(pid);
+    process.kill(watchdog, 'SIGKILL');
+    process.kill(first.gateway.pid, 'SIGKILL');
+    await first.gateway.exited();
+    await eventually(
+      () => Promise.resolve(alive([watchdog])),
+      (left) => left.length === 0,
+      `the watchdog (pid ${watchdog}) gone`,
+    );
+    expect(alive([pid])).toEqual([pid]);
+
+    const second = await startTestGateway({ cwd: dir, configDir, logLevel: 'info' });
+    expect(alive([pid])).toEqual([]);
+    expect(second.gateway.stderr()).toMatch(
+      new RegExp(`WARN {2}stopped an engine left running by a previous gateway node=a pid=${pid}`),
+    );
+    process.kill(second.gateway.pid, 'SIGTERM');
+    expect(await second.gateway.exited()).toBe(0);
+  });
+
+  it('svc up runs the gateway at the section address; svc fleet drives it; Ctrl+C ends it', async () => {
+    const upDir = await tempDir();
+    const port = await freePort();
+    await writeFile(
+      join(upDir, 'fleet.yaml'),
+      [
+        'gateway:',
+        `  url: http://127.0.0.1:${port}`,
+        '  tokenEnv: GATEWAY_TOKEN',
+        'nodes:',
+        `  - {name: a, kind: local, file: ${join(dir, 'a.svc')}}`,
+        '',
+      ].join('\n'),
+    );
+    const up = startProcess(SVC, ['up'], {
+      cwd: upDir,
+      env: {
+        ...process.env,
+        PATH: testPath(),
+        SVC_API_TOKEN: GATEWAY_TOKEN,
+        SVC_CONFIG_DIR: join(upDir, 'config'),
+        SVC_LOG_LEVEL: 'warn',
+      },
+    });
+    await up.waitFor(/local nodes a: engines run by this gateway/);
+    const health = await fetch(`http://127.0.0.1:${port}/health`, { headers: authorized() });
+    expect(health.status).toBe(200);
+    // svc fleet reaches the local node through the gateway the section names (GUIDE D27).
+    const fleetEnv = { GATEWAY_TOKEN, SVC_CONFIG_DIR: join(upDir, 'config-fleet') };
+    const started = await runSvc(['fleet', 'start', 'a'], { cwd: upDir, env: fleetEnv });
+    expect(started).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/a +running/) as string,
+    });
+    const status = await runSvc(['fleet', 'status', '--json'], { cwd: upDir, env: fleetEnv });
+    expect(JSON.parse(status.stdout)).toMatchObject([
+      { node: 'a', outcome: 'ok', status: { state: 'running', servedName: 'alpha' } },
+    ]);
+    const stopped = await runSvc(['fleet', 'stop', 'a'], { cwd: upDir, env: fleetEnv });
+    expect(stopped).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/a +stopped/) as string,
+    });
+    process.kill(up.pid, 'SIGINT');
+    expect(await up.exited()).toBe(0);
+    expect(up.stdout()).toMatch(
+      new RegExp(`^svc gateway for \\S+ listening on http://127\\.0\\.0\\.1:${port}\\n`),
+    );
+    expect(up.stdout()).toMatch(/svc gateway stopped\n$/);
+  });
+});
