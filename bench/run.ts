@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs each benchmark and rewrites its section of docs/benchmarks.md, between
  * `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so the page always shows the last run.
- * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet runs one section and leaves the others' figures as
+ * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler runs one section and leaves the others' figures as
  * they are.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -15,6 +15,8 @@ import { benchGateway } from './gateway.ts';
 import { gatewayReport } from './gateway-report.ts';
 import { benchRecordCost } from './metrics-record.ts';
 import { benchSamplerCost } from './sampler-cost.ts';
+import { benchScheduler, type Build } from './scheduler.ts';
+import { schedulerReport } from './scheduler-report.ts';
 import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
 import { benchWake } from './wake.ts';
@@ -180,6 +182,20 @@ async function fleetSection(): Promise<string> {
   ].join('\n');
 }
 
+async function schedulerSection(model: string): Promise<string> {
+  // BENCH_GATEWAY_BEFORE=<another build's cli.js> adds that build to scenarios 1 and 2, same run.
+  const before = process.env['BENCH_GATEWAY_BEFORE'];
+  const builds: Build[] = [{ label: 'this build', cli: join(repoRoot, 'dist', 'cli.js') }];
+  if (before !== undefined && before !== '') {
+    builds.push({ label: `before (${before})`, cli: before });
+  }
+  // BENCH_SCHEDULER_SCENARIOS=1,2 runs only those while iterating; the recorded figures run all.
+  const scenarios = new Set(
+    (process.env['BENCH_SCHEDULER_SCENARIOS'] ?? '1,2,3,4').split(',').map(Number),
+  );
+  return schedulerReport(await benchScheduler(repoRoot, model, builds, scenarios), machine());
+}
+
 const only = process.env['BENCH_ONLY'];
 const runs = (name: string): boolean => only === undefined || only === '' || only === name;
 const model = await writeTinyModel(join(repoRoot, '.cache', 'bench', 'tiny.gguf'));
@@ -191,6 +207,7 @@ const sections: [string, () => string | Promise<string>][] = [
   ['soak', () => soakSection(model)],
   ['wake', () => wakeSection(model)],
   ['fleet', fleetSection],
+  ['scheduler', () => schedulerSection(model)],
 ];
 for (const [name, measure] of sections) {
   if (runs(name)) {
