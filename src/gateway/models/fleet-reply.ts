@@ -1,33 +1,68 @@
 /**
- * The `/v1/fleet` body (spec §4.2 rule 6), pure: each node's name, kind, tags and state, what a
- * running node serves, readiness, last activity, and for a node not running the model a request
- * would start it with; the file's wake, prefer and concurrency settings, each absent where the
- * file declares none. A node that did not answer stands in its place with the reason.
+ * The `/v1/fleet` body (spec §4.2 rule 6), pure: each node's name, kind, tags, group and state,
+ * what a running node serves, readiness, last activity, its reported capacity, and for a node not
+ * running the model a request would start it with; the file's wake, prefer and concurrency
+ * settings, each absent where the file declares none. A node that did not answer stands in its
+ * place with the reason. With the scheduler's readout (GUIDE D25, D26) each node also carries this
+ * gateway's requests on it and, while it runs under idle stop, when it will be stopped; and the
+ * reply how many requests wait for each model, absent while none do.
  */
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
+import { capacityOf, declaredGroup } from '../../core/fleet/state/capacity.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { futureOnly } from '../../core/remote/replies.ts';
+import type { SchedulingReadout } from '../scheduling-readout.ts';
 
-/** `wakeable` maps a stopped node's name to the model a request would wake it with. */
+/** GUIDE D25 `queued`: the models with requests waiting, or undefined when none wait. */
+function queuedOf(scheduling: SchedulingReadout | undefined): Record<string, number> | undefined {
+  const waiting = [...(scheduling?.queued() ?? [])].filter(([, count]) => count > 0);
+  return waiting.length === 0 ? undefined : Object.fromEntries(waiting);
+}
+
+/** GUIDE D26 `idleStopAt` as RFC 3339, for a running node the scheduler will stop when idle. */
+function idleStopText(
+  scheduling: SchedulingReadout | undefined,
+  node: string,
+  running: boolean,
+): string | undefined {
+  const at = running ? scheduling?.idleStopAt(node) : undefined;
+  return at === undefined || !Number.isFinite(at) ? undefined : new Date(at).toISOString();
+}
+
+/**
+ * `wakeable` maps a stopped node's name to the model a request would wake it with; without
+ * `scheduling` (a caller with no scheduler) its fields are absent, as anything unknown is.
+ */
 export function fleetReply(
   fleet: Pick<Fleet, 'wake' | 'prefer' | 'concurrency'>,
   snapshots: readonly NodeSnapshot[],
   wakeable: ReadonlyMap<string, string>,
   now: number,
+  scheduling?: SchedulingReadout,
 ): Record<string, unknown> {
   const nodes = snapshots.map((snapshot) => {
+    const name = snapshot.node.name;
+    const group = declaredGroup(snapshot.node);
+    const inFlight = scheduling?.inFlight(name);
     const base = {
-      name: snapshot.node.name,
+      name,
       kind: snapshot.node.kind,
       ...(snapshot.node.tags ? { tags: snapshot.node.tags } : {}),
+      // GUIDE D26: as declared in the fleet file, whatever the node's state.
+      ...(group === undefined ? {} : { group }),
     };
+    // GUIDE D25: this gateway's own count, known whether or not the node answers.
+    const counted = inFlight === undefined ? {} : { inFlight };
     if (!snapshot.ok) {
-      return { ...base, state: snapshot.outcome, detail: snapshot.detail };
+      return { ...base, state: snapshot.outcome, detail: snapshot.detail, ...counted };
     }
     const { status } = snapshot;
     const running = status.state === 'running';
     const retainUntil = futureOnly(status.retainUntil, now);
-    const wakeableModel = running ? undefined : wakeable.get(snapshot.node.name);
+    const wakeableModel = running ? undefined : wakeable.get(name);
+    // A stopped engine has no slots in use or to offer: what its status keeps is stale.
+    const capacity = running ? capacityOf(status) : {};
+    const idleStopAt = idleStopText(scheduling, name, running);
     return {
       ...base,
       state: status.state,
@@ -40,12 +75,17 @@ export function fleetReply(
       // spec §2.4: a remote environment's retention deadline, only while in the future.
       ...(retainUntil === undefined ? {} : { retainUntil }),
       ...(wakeableModel === undefined ? {} : { wakeableModel }),
+      ...capacity,
+      ...counted,
+      ...(idleStopAt === undefined ? {} : { idleStopAt }),
     };
   });
+  const queued = queuedOf(scheduling);
   return {
     ...(fleet.wake === undefined ? {} : { wake: fleet.wake === 'on' }),
     ...(fleet.prefer === undefined ? {} : { prefer: fleet.prefer }),
     ...(fleet.concurrency === undefined ? {} : { concurrency: fleet.concurrency }),
+    ...(queued === undefined ? {} : { queued }),
     nodes,
   };
 }
