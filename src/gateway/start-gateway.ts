@@ -18,6 +18,7 @@ import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { loadPage } from './page/fleet-page.ts';
 import { InFlight } from './requests/in-flight.ts';
 import { Waker } from './requests/wake.ts';
+import { inFlightReadout } from './scheduling-readout.ts';
 
 export interface GatewayOptions {
   readonly fleet: Fleet;
@@ -79,7 +80,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const view = new FleetView(options.fleet, states, driver);
   // A scrape reads node state like /v1/fleet does: the kept snapshots, refreshed when stale.
-  const metrics = new GatewayMetrics(() => view.all());
+  const inFlight = new InFlight(() => performance.now());
+  // What /v1/fleet and /metrics read of the gateway's own requests (GUIDE D25): the exact count
+  // until the scheduler, which is a readout itself, takes over counting.
+  const scheduling = inFlightReadout((node) => inFlight.count(node));
+  const metrics = new GatewayMetrics(() => view.all(), scheduling);
   const waker = new Waker(view, options.wakeTimeoutMs, options.logger, driver, metrics);
   const server = buildGateway({
     view,
@@ -87,7 +92,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     metrics,
     page: await loadPage(),
     nodes: driver,
-    inFlight: new InFlight(() => performance.now()),
+    inFlight,
+    scheduling,
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(operatorToken === undefined ? {} : { operatorToken }),
