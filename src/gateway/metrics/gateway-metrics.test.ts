@@ -158,7 +158,7 @@ describe('GatewayMetrics', () => {
       idleStopAt: () => undefined,
     };
     const snapshots: NodeSnapshot[] = [
-      running('a', { ...{ slots: 2, busy: 2 } }),
+      running('a', { state: 'running', ...{ slots: 2, busy: 2 } }),
       running('b', { state: 'stopped', ...{ slots: 4 } }),
     ];
     const metrics = new GatewayMetrics(() => Promise.resolve(snapshots), scheduling);
@@ -233,7 +233,9 @@ describe('GatewayMetrics', () => {
   });
 
   it('has no in-flight or queue series without a readout: unknown is absent', async () => {
-    const metrics = new GatewayMetrics(() => Promise.resolve([running('a', { ...{ slots: 2 } })]));
+    const metrics = new GatewayMetrics(() =>
+      Promise.resolve([running('a', { state: 'running', ...{ slots: 2 } })]),
+    );
     const text = (await metrics.exposition(false)).body;
     expect(series(text, 'svc_gateway_node_in_flight', false)).toBe('');
     expect(series(text, 'svc_gateway_queue_depth', false)).toBe('');
