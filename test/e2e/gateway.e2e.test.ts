@@ -211,6 +211,8 @@ describe('svc gateway with real llama-server nodes', () => {
       kind: 'daemon',
       state: 'idle',
       wakeableModel: 'tiny-a',
+      // GUIDE D25: this gateway's own count, on every node.
+      inFlight: 0,
     });
     expect(topology.nodes[1]).toMatchObject({
       name: 'b',

@@ -9,7 +9,7 @@ import { daemonNode } from '../../../test/support/fleet-node.ts';
 import { parseFleet } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { inFlightReadout, NO_SCHEDULING, type SchedulingReadout } from '../scheduling-readout.ts';
-import { fleetReply } from './fleet-reply.ts';
+import { fleetBody, fleetParts, fleetReply } from './fleet-reply.ts';
 
 const NOW = Date.parse('2026-11-22T10:05:00.000Z');
 
@@ -83,8 +83,15 @@ describe('the /v1/fleet body', () => {
       queued: () => new Map([['gemma', 1]]),
       idleStopAt: (node) => (node === 'gpu-a' ? NOW + 30 * 60_000 : undefined),
     };
-    const reply = fleetReply(fleet, snapshots, new Map([['gpu-b', 'gemma']]), NOW, scheduling);
+    const wakeable = new Map([['gpu-b', 'gemma']]);
+    const reply = fleetReply(fleet, snapshots, wakeable, NOW, scheduling);
     expect(reply).toEqual(documentedReply());
+    // The served text, built in two steps, is the same reply byte for byte; and without a readout.
+    const parts = fleetParts(fleet, snapshots, wakeable, NOW);
+    expect(fleetBody(parts, snapshots, scheduling)).toBe(JSON.stringify(reply));
+    expect(fleetBody(parts, snapshots)).toBe(
+      JSON.stringify(fleetReply(fleet, snapshots, wakeable, NOW)),
+    );
   });
 
   it('leaves out every setting the file does not declare, an empty concurrency included', () => {
@@ -162,6 +169,9 @@ describe('the /v1/fleet body', () => {
         ]),
     };
     const reply = fleetReply({}, [down], new Map(), NOW, readout);
+    expect(fleetBody(fleetParts({}, [down], new Map(), NOW), [down], readout)).toBe(
+      JSON.stringify(reply),
+    );
     expect(reply['queued']).toEqual({ b: 2 });
     expect(reply['nodes']).toEqual([
       { name: 'd', kind: 'daemon', state: 'unreachable', detail: 'refused', inFlight: 3 },

@@ -29,6 +29,73 @@ function idleStopText(
   return at === undefined || !Number.isFinite(at) ? undefined : new Date(at).toISOString();
 }
 
+/** The node's fields from the file and its snapshot: what a set of snapshots fixes. */
+function nodeEntry(
+  snapshot: NodeSnapshot,
+  wakeable: ReadonlyMap<string, string>,
+  now: number,
+): Record<string, unknown> {
+  const name = snapshot.node.name;
+  const group = declaredGroup(snapshot.node);
+  const base = {
+    name,
+    kind: snapshot.node.kind,
+    ...(snapshot.node.tags ? { tags: snapshot.node.tags } : {}),
+    // GUIDE D26: as declared in the fleet file, whatever the node's state.
+    ...(group === undefined ? {} : { group }),
+  };
+  if (!snapshot.ok) {
+    return { ...base, state: snapshot.outcome, detail: snapshot.detail };
+  }
+  const { status } = snapshot;
+  const running = status.state === 'running';
+  const retainUntil = futureOnly(status.retainUntil, now);
+  const wakeableModel = running ? undefined : wakeable.get(name);
+  return {
+    ...base,
+    state: status.state,
+    // A stopped daemon's status keeps its last model; it serves nothing, and its
+    // wakeableModel says what a request would start.
+    ...(!running || status.model === undefined ? {} : { model: status.model }),
+    ...(!running || status.servedName === undefined ? {} : { servedName: status.servedName }),
+    ...(status.ready === undefined ? {} : { ready: status.ready }),
+    ...(status.lastActiveAt === undefined ? {} : { lastActiveAt: status.lastActiveAt }),
+    // spec §2.4: a remote environment's retention deadline, only while in the future.
+    ...(retainUntil === undefined ? {} : { retainUntil }),
+    ...(wakeableModel === undefined ? {} : { wakeableModel }),
+    // A stopped engine has no slots in use or to offer: what its status keeps is stale.
+    ...(running ? capacityOf(status) : {}),
+  };
+}
+
+/** The fields the scheduler adds to a node's entry, last in it (GUIDE D25, D26). */
+function schedulingFields(
+  snapshot: NodeSnapshot,
+  scheduling: SchedulingReadout | undefined,
+): { inFlight?: number; idleStopAt?: string } {
+  if (scheduling === undefined) {
+    return {};
+  }
+  const name = snapshot.node.name;
+  const running = snapshot.ok && snapshot.status.state === 'running';
+  const idleStopAt = idleStopText(scheduling, name, running);
+  // GUIDE D25: this gateway's own count, known whether or not the node answers.
+  return {
+    inFlight: scheduling.inFlight(name),
+    ...(idleStopAt === undefined ? {} : { idleStopAt }),
+  };
+}
+
+function settingsOf(
+  fleet: Pick<Fleet, 'wake' | 'prefer' | 'concurrency'>,
+): Record<string, unknown> {
+  return {
+    ...(fleet.wake === undefined ? {} : { wake: fleet.wake === 'on' }),
+    ...(fleet.prefer === undefined ? {} : { prefer: fleet.prefer }),
+    ...(fleet.concurrency === undefined ? {} : { concurrency: fleet.concurrency }),
+  };
+}
+
 /**
  * `wakeable` maps a stopped node's name to the model a request would wake it with; without
  * `scheduling` (a caller with no scheduler) its fields are absent, as anything unknown is.
@@ -40,52 +107,62 @@ export function fleetReply(
   now: number,
   scheduling?: SchedulingReadout,
 ): Record<string, unknown> {
-  const nodes = snapshots.map((snapshot) => {
-    const name = snapshot.node.name;
-    const group = declaredGroup(snapshot.node);
-    const inFlight = scheduling?.inFlight(name);
-    const base = {
-      name,
-      kind: snapshot.node.kind,
-      ...(snapshot.node.tags ? { tags: snapshot.node.tags } : {}),
-      // GUIDE D26: as declared in the fleet file, whatever the node's state.
-      ...(group === undefined ? {} : { group }),
-    };
-    // GUIDE D25: this gateway's own count, known whether or not the node answers.
-    const counted = inFlight === undefined ? {} : { inFlight };
-    if (!snapshot.ok) {
-      return { ...base, state: snapshot.outcome, detail: snapshot.detail, ...counted };
-    }
-    const { status } = snapshot;
-    const running = status.state === 'running';
-    const retainUntil = futureOnly(status.retainUntil, now);
-    const wakeableModel = running ? undefined : wakeable.get(name);
-    // A stopped engine has no slots in use or to offer: what its status keeps is stale.
-    const capacity = running ? capacityOf(status) : {};
-    const idleStopAt = idleStopText(scheduling, name, running);
-    return {
-      ...base,
-      state: status.state,
-      // A stopped daemon's status keeps its last model; it serves nothing, and its
-      // wakeableModel says what a request would start.
-      ...(!running || status.model === undefined ? {} : { model: status.model }),
-      ...(!running || status.servedName === undefined ? {} : { servedName: status.servedName }),
-      ...(status.ready === undefined ? {} : { ready: status.ready }),
-      ...(status.lastActiveAt === undefined ? {} : { lastActiveAt: status.lastActiveAt }),
-      // spec §2.4: a remote environment's retention deadline, only while in the future.
-      ...(retainUntil === undefined ? {} : { retainUntil }),
-      ...(wakeableModel === undefined ? {} : { wakeableModel }),
-      ...capacity,
-      ...counted,
-      ...(idleStopAt === undefined ? {} : { idleStopAt }),
-    };
-  });
   const queued = queuedOf(scheduling);
   return {
-    ...(fleet.wake === undefined ? {} : { wake: fleet.wake === 'on' }),
-    ...(fleet.prefer === undefined ? {} : { prefer: fleet.prefer }),
-    ...(fleet.concurrency === undefined ? {} : { concurrency: fleet.concurrency }),
+    ...settingsOf(fleet),
     ...(queued === undefined ? {} : { queued }),
-    nodes,
+    nodes: snapshots.map((snapshot) => ({
+      ...nodeEntry(snapshot, wakeable, now),
+      ...schedulingFields(snapshot, scheduling),
+    })),
   };
+}
+
+/**
+ * fleetReply's text, in two steps for a large fleet: what a set of snapshots fixes, serialised once
+ * per set (each node's entry without its closing brace), then the scheduler's fields, which move
+ * between refreshes, added on each call without serialising the rest again.
+ */
+export interface FleetParts {
+  readonly settings: string;
+  readonly nodes: readonly string[];
+}
+
+export function fleetParts(
+  fleet: Pick<Fleet, 'wake' | 'prefer' | 'concurrency'>,
+  snapshots: readonly NodeSnapshot[],
+  wakeable: ReadonlyMap<string, string>,
+  now: number,
+): FleetParts {
+  const settings = JSON.stringify(settingsOf(fleet)).slice(1, -1);
+  return {
+    settings: settings === '' ? '' : `${settings},`,
+    nodes: snapshots.map((snapshot) =>
+      JSON.stringify(nodeEntry(snapshot, wakeable, now)).slice(0, -1),
+    ),
+  };
+}
+
+/** The `/v1/fleet` body from `fleetParts` of the same snapshots: equal to fleetReply's JSON. */
+export function fleetBody(
+  parts: FleetParts,
+  snapshots: readonly NodeSnapshot[],
+  scheduling?: SchedulingReadout,
+): string {
+  const queued = queuedOf(scheduling);
+  // Written by hand, not serialised: a number and an RFC 3339 time need no escaping, and this
+  // runs per node on every call.
+  const nodes = snapshots.map((snapshot, index) => {
+    const base = parts.nodes[index] ?? '{';
+    if (scheduling === undefined) {
+      return `${base}}`;
+    }
+    const name = snapshot.node.name;
+    const running = snapshot.ok && snapshot.status.state === 'running';
+    const idleStopAt = idleStopText(scheduling, name, running);
+    const idle = idleStopAt === undefined ? '' : `,"idleStopAt":"${idleStopAt}"`;
+    return `${base},"inFlight":${String(scheduling.inFlight(name))}${idle}}`;
+  });
+  const waiting = queued === undefined ? '' : `"queued":${JSON.stringify(queued)},`;
+  return `{${parts.settings}${waiting}"nodes":[${nodes.join(',')}]}`;
 }
