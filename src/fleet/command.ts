@@ -13,13 +13,14 @@ import type { CommandIo } from '../core/command.ts';
 import { SvcError } from '../core/errors.ts';
 import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
 import type { Fleet } from '../core/fleet/file/fleet-file.ts';
-import { loadFleet, sourceProblem } from '../core/fleet/load/load-fleet.ts';
+import { fleetDotenv, loadFleet, sourceProblem } from '../core/fleet/load/load-fleet.ts';
 import { configDirFor } from '../core/paths.ts';
 import { deployNodes } from './deploy.ts';
+import { askGateway } from './gateway-readout.ts';
 import { FLEET_VERB_OPTIONS, FLEET_VERBS, type FleetVerb } from './options.ts';
 import { selectNodes } from './select.ts';
 import { fleetAct } from './start-stop.ts';
-import { fleetStatus, statusText } from './status.ts';
+import { fleetStatus, statusText, withGateway } from './status.ts';
 
 export const help = renderCommandHelp(
   [
@@ -90,16 +91,21 @@ export async function run(io: CommandIo): Promise<number> {
 
   switch (verb) {
     case 'status': {
-      const rows = await fleetStatus(fleet, selectNodes(fleet, { names: positionals }), {
-        driver,
-        // A daemon node's Svcfile source is checked without parsing it: status stays cheap.
-        // Other kinds have no Svcfile to check.
-        sourceProblem: (node) =>
-          SVCFILE_KINDS.has(node.kind)
-            ? sourceProblem(fleet, node, configDir)
-            : Promise.resolve(undefined),
-      });
-      write(json ? `${JSON.stringify(rows, null, 2)}\n` : statusText(rows));
+      // The gateway is asked beside the nodes: its queue and idle stops (GUIDE D25, D26).
+      const [nodeRows, gateway] = await Promise.all([
+        fleetStatus(fleet, selectNodes(fleet, { names: positionals }), {
+          driver,
+          // A daemon node's Svcfile source is checked without parsing it: status stays cheap.
+          // Other kinds have no Svcfile to check.
+          sourceProblem: (node) =>
+            SVCFILE_KINDS.has(node.kind)
+              ? sourceProblem(fleet, node, configDir)
+              : Promise.resolve(undefined),
+        }),
+        askGateway(fleet, [io.env, await fleetDotenv(fleet.path)]),
+      ]);
+      const rows = withGateway(nodeRows, gateway);
+      write(json ? `${JSON.stringify(rows, null, 2)}\n` : statusText(rows, gateway));
       return 0;
     }
     case 'start':

@@ -12,7 +12,7 @@ import type { NodeDriver, NodeReply, NodeStatus } from '../core/fleet/drivers/no
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
 import { selectNodes } from './select.ts';
 import { fleetAct } from './start-stop.ts';
-import { fleetStatus, statusText } from './status.ts';
+import { fleetStatus, statusText, withGateway } from './status.ts';
 
 const node = daemonNode;
 
@@ -111,6 +111,58 @@ describe('fleetStatus', () => {
     );
     expect(text).toContain('note: beta: its Svcfile source /f/beta.svc does not exist\n');
     expect(text).toContain('note: delta: D_KEY is not set (engineTokenEnv)');
+  });
+
+  it('shows busy/slots, the group and the gateway’s queue and idle stops only where known', async () => {
+    const grouped: Fleet = {
+      path: '/f/fleet.yaml',
+      nodes: [
+        Object.assign(node('a'), { group: 'a100' }),
+        Object.assign(node('b'), { group: 'a100' }),
+        node('c'),
+      ],
+    };
+    const busy: NodeReply<NodeStatus> = {
+      ok: true,
+      value: { state: 'running', servedName: 'qwen', version: 'dev', ...{ slots: 2, busy: 1 } },
+    };
+    // A stopped engine's kept figures are stale: not shown.
+    const stopped: NodeReply<NodeStatus> = {
+      ok: true,
+      value: { state: 'stopped', version: 'dev', ...{ slots: 2, busy: 0 } },
+    };
+    const { driver } = recordingDriver({ a: busy, b: stopped });
+    const rows = await fleetStatus(grouped, grouped.nodes, {
+      driver,
+      sourceProblem: () => Promise.resolve(undefined),
+    });
+    const answer = {
+      ok: true,
+      name: 'lab',
+      queued: { gemma: 1 },
+      nodes: new Map([['a', { inFlight: 1, idleStopAt: '2026-11-22T10:35:00.000Z' }]]),
+    } as const;
+    const joined = withGateway(rows, answer);
+    expect(joined[0]).toMatchObject({ node: 'a', group: 'a100', inFlight: 1 });
+    expect(statusText(joined, answer)).toBe(
+      [
+        'NODE  STATE    SERVING  BUSY  GROUP  LAST ACTIVE  IDLE STOP',
+        'a     running  qwen     1/2   a100                2026-11-22T10:35:00.000Z',
+        'b     stopped                 a100',
+        'c     idle',
+        'queued at the gateway (lab): gemma 1',
+        '',
+      ].join('\n'),
+    );
+    // Without the gateway, and with no node reporting more, the table is the plain one.
+    const plain = await fleetStatus(FLEET, [node('x')], {
+      driver,
+      sourceProblem: () => Promise.resolve(undefined),
+    });
+    expect(statusText(plain)).toBe('NODE  STATE  SERVING  LAST ACTIVE\nx     idle\n');
+    expect(
+      statusText(plain, { ok: false, name: 'lab', detail: 'GET http://gw/v1/fleet: refused' }),
+    ).toContain('\nnote: the gateway (lab) did not answer: GET http://gw/v1/fleet: refused\n');
   });
 });
 

@@ -3,13 +3,18 @@
  * answer, or whose own configuration keeps it from being asked (an unset token variable), is a
  * row saying so, never a failure of the command: status always exits 0, as the original did.
  * Problems that would only fail a start (an unset
- * engine key variable, a missing Svcfile source) are listed under the table.
+ * engine key variable, a missing Svcfile source) are listed under the table. A running node's
+ * busy/slots and each node's group (GUIDE D25, D26) show where known; what only the gateway
+ * knows (its queue, each node's idle-stop time) shows when the fleet's gateway answers
+ * (gateway-readout.ts).
  */
 import type { NodeDriver, NodeOutcome, NodeStatus } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
 import { mapBounded } from '../core/fleet/state/call-limiter.ts';
+import { capacityOf, capacityText, declaredGroup } from '../core/fleet/state/capacity.ts';
 import { NODE_STATES_DEFAULTS } from '../core/fleet/state/node-snapshot.ts';
 import { futureOnly } from '../core/remote/replies.ts';
+import type { GatewayAnswer } from './gateway-readout.ts';
 import { startProblems, unreachableByConfig } from './select.ts';
 import { table } from './table.ts';
 
@@ -22,6 +27,12 @@ export interface StatusRow {
   readonly error?: string;
   /** What would fail a start of this node (its configuration, not its state). */
   readonly problems?: readonly string[];
+  /** GUIDE D26: as the fleet file declares it. */
+  readonly group?: string;
+  /** The gateway's requests on the node, when the gateway answered (GUIDE D25). */
+  readonly inFlight?: number;
+  /** When the gateway will stop the node for idleness, RFC 3339 (GUIDE D26). */
+  readonly idleStopAt?: string;
 }
 
 export interface StatusDeps {
@@ -39,7 +50,11 @@ export async function fleetStatus(
   return mapBounded(nodes, NODE_STATES_DEFAULTS.concurrency, async (node): Promise<StatusRow> => {
     const source = await deps.sourceProblem(node);
     const problems = [...startProblems(node, fleet), ...(source === undefined ? [] : [source])];
-    const extra = problems.length === 0 ? {} : { problems };
+    const group = declaredGroup(node);
+    const extra = {
+      ...(problems.length === 0 ? {} : { problems }),
+      ...(group === undefined ? {} : { group }),
+    };
     const blocked = unreachableByConfig(node, fleet);
     if (blocked !== undefined) {
       return { node: node.name, outcome: 'config-error', error: blocked, ...extra };
@@ -59,15 +74,68 @@ function servingText(status: NodeStatus): string {
   return [serving, retained].filter((part) => part !== '').join('  ');
 }
 
-/** The human form: NODE STATE SERVING LAST ACTIVE, then one note per configuration problem. */
-export function statusText(rows: readonly StatusRow[]): string {
+/** Each row with what the gateway said of its node; the rows as they were without an answer. */
+export function withGateway(
+  rows: readonly StatusRow[],
+  answer: GatewayAnswer | undefined,
+): StatusRow[] {
+  if (answer?.ok !== true) {
+    return [...rows];
+  }
+  return rows.map((row) => {
+    const node = answer.nodes.get(row.node);
+    return {
+      ...row,
+      ...(node?.inFlight === undefined ? {} : { inFlight: node.inFlight }),
+      ...(node?.idleStopAt === undefined ? {} : { idleStopAt: node.idleStopAt }),
+    };
+  });
+}
+
+/** `busy/slots` of a running node, where it reports them. */
+function busyText(row: StatusRow): string {
+  return row.status?.state === 'running' ? capacityText(capacityOf(row.status)) : '';
+}
+
+/** The lines under the table that the gateway's answer adds: its queue, or why it is not shown. */
+function gatewayLines(answer: GatewayAnswer | undefined): string[] {
+  if (answer === undefined) {
+    return [];
+  }
+  if (!answer.ok) {
+    return [`note: the gateway (${answer.name}) did not answer: ${answer.detail}`];
+  }
+  const queued = Object.entries(answer.queued).map(([model, count]) => `${model} ${count}`);
+  return queued.length === 0
+    ? []
+    : [`queued at the gateway (${answer.name}): ${queued.join(', ')}`];
+}
+
+/**
+ * The human form: NODE STATE SERVING [BUSY] [GROUP] LAST ACTIVE [IDLE STOP], each bracketed column
+ * only when some row has something in it; then the gateway's queue, and a note per configuration
+ * problem.
+ */
+export function statusText(rows: readonly StatusRow[], gateway?: GatewayAnswer): string {
+  const columns: { title: string; cell: (row: StatusRow) => string }[] = [
+    { title: 'SERVING', cell: (row) => (row.status === undefined ? '' : servingText(row.status)) },
+    { title: 'BUSY', cell: busyText },
+    { title: 'GROUP', cell: (row) => row.group ?? '' },
+    { title: 'LAST ACTIVE', cell: (row) => row.status?.lastActiveAt ?? '' },
+    { title: 'IDLE STOP', cell: (row) => row.idleStopAt ?? '' },
+  ];
+  const optional = new Set(['BUSY', 'GROUP', 'IDLE STOP']);
+  const shown = columns.filter(
+    (column) => !optional.has(column.title) || rows.some((row) => column.cell(row) !== ''),
+  );
   const lines = rows.map((row) =>
     row.status === undefined
       ? { cells: [row.node, row.outcome], note: row.error ?? '' }
-      : [row.node, row.status.state, servingText(row.status), row.status.lastActiveAt ?? ''],
+      : [row.node, row.status.state, ...shown.map((column) => column.cell(row))],
   );
   const notes = rows.flatMap((row) =>
     (row.problems ?? []).map((problem) => `note: ${row.node}: ${problem}`),
   );
-  return `${[table([['NODE', 'STATE', 'SERVING', 'LAST ACTIVE'], ...lines]), ...notes].join('\n')}\n`;
+  const header = ['NODE', 'STATE', ...shown.map((column) => column.title)];
+  return `${[table([header, ...lines]), ...gatewayLines(gateway), ...notes].join('\n')}\n`;
 }

@@ -28,6 +28,7 @@ import { fleetSecrets } from './requests/node-command-env.ts';
 import { NodeCommands } from './requests/node-commands.ts';
 import type { LoopTimers } from './requests/schedule-loop.ts';
 import { Waker } from './requests/wake.ts';
+import { inFlightReadout } from './scheduling-readout.ts';
 
 export interface GatewayOptions {
   readonly fleet: Fleet;
@@ -127,7 +128,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const view = new FleetView(options.fleet, states, driver);
   // A scrape reads node state like /v1/fleet does: the kept snapshots, refreshed when stale.
-  const metrics = new GatewayMetrics(() => view.all());
+  const inFlight = new InFlight(() => performance.now());
+  // What /v1/fleet and /metrics read of the gateway's own requests (GUIDE D25): the exact count
+  // until the scheduler, which is a readout itself, takes over counting.
+  const scheduling = inFlightReadout((node) => inFlight.count(node));
+  const metrics = new GatewayMetrics(() => view.all(), scheduling);
   const waker = new Waker(view, options.wakeTimeoutMs, options.logger, driver, metrics);
   // GUIDE D26: wake and sleep commands never see a token or key the fleet file names.
   const commands = new NodeCommands({
@@ -154,7 +159,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     metrics,
     page: await loadPage(),
     nodes: driver,
-    inFlight: new InFlight(() => performance.now()),
+    inFlight,
+    scheduling,
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(operatorToken === undefined ? {} : { operatorToken }),

@@ -211,6 +211,8 @@ describe('svc gateway with real llama-server nodes', () => {
       kind: 'daemon',
       state: 'idle',
       wakeableModel: 'tiny-a',
+      // GUIDE D25: this gateway's own count, on every node.
+      inFlight: 0,
     });
     expect(topology.nodes[1]).toMatchObject({
       name: 'b',
@@ -225,7 +227,8 @@ describe('svc gateway with real llama-server nodes', () => {
     // svc fleet status / stop / start over the same fleet file.
     const status = await runSvc(['fleet', 'status'], { cwd: test.dir });
     expect(status.stdout).toMatch(
-      /^NODE +STATE +SERVING +LAST ACTIVE\na +idle *\nb +running +tiny-b +\S+Z\n$/,
+      // BUSY shows once daemons report busy/slots (GUIDE D25).
+      /^NODE +STATE +SERVING +(BUSY +)?LAST ACTIVE\na +idle *\nb +running +tiny-b +(\d+\/\d+ +)?\S+Z\n$/,
     );
     expect((await runSvc(['fleet', 'stop', 'b'], { cwd: test.dir })).stdout).toBe('b  stopped\n');
     const started = await runSvc(['fleet', 'start', 'a'], { cwd: test.dir });

@@ -8,8 +8,10 @@ import type { CommandIo } from '../../core/command.ts';
 import { SvcError } from '../../core/errors.ts';
 import type { FleetNodeDriver } from '../../core/fleet/drivers/node-driver.ts';
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
+import { fleetDotenv } from '../../core/fleet/load/load-fleet.ts';
 import { nextShutdownSignal } from '../../core/signals.ts';
 import { openTerminal } from '../../core/view/terminal.ts';
+import { askGateway } from '../gateway-readout.ts';
 import { advance, type LogCursor, START_CURSOR } from '../log-cursor.ts';
 import type { CounterReading } from '../metrics.ts';
 import { readMetrics } from '../metrics-command.ts';
@@ -48,6 +50,7 @@ export async function runDashboard({ fleet, io, driver }: DashboardCommand): Pro
   };
 
   const previous = new Map<string, CounterReading>();
+  const variables = [io.env, await fleetDotenv(fleet.path)];
   let refreshing = false;
   const refresh = async (): Promise<void> => {
     if (refreshing) {
@@ -55,9 +58,15 @@ export async function runDashboard({ fleet, io, driver }: DashboardCommand): Pro
     }
     refreshing = true;
     try {
-      const entries = await readMetrics(fleet, fleet.nodes, driver, previous, Date.now);
+      // The queue lives only in the gateway (GUIDE D25): asked beside the nodes.
+      const [entries, gateway] = await Promise.all([
+        readMetrics(fleet, fleet.nodes, driver, previous, Date.now),
+        askGateway(fleet, variables),
+      ]);
+      const { queued: _stale, ...rest } = state;
       state = {
-        ...state,
+        ...rest,
+        ...(gateway?.ok === true ? { queued: gateway.queued } : {}),
         now: new Date(),
         nodes: entries.map((entry) => ({
           name: entry.node,

@@ -1,10 +1,12 @@
 /**
  * The fleet dashboard as a pure function: (state, columns, rows) → exactly `rows` lines, each
  * exactly `columns` wide, drawn with the serve view's blocks (src/core/view). The list screen has
- * a row per node: state, readiness, model, last active, tokens/s, GPU and memory gauges. The
- * detail screen shows one node's metrics section (the serve view's) above its recent log.
+ * a row per node: state, readiness, busy/slots (GUIDE D25), model, last active, tokens/s, GPU and
+ * memory gauges; the title names what waits in the gateway's queue. The detail screen shows one
+ * node's metrics section (the serve view's) above its recent log.
  */
 import type { NodeStats } from '../../core/fleet/drivers/node-driver.ts';
+import { capacityOf, capacityText } from '../../core/fleet/state/capacity.ts';
 import { formatDuration, gauge } from '../../core/view/gauges.ts';
 import { metricsLines } from '../../core/view/metrics-pane.ts';
 import { displayWidth, fit, sanitizeLine } from '../../core/view/text.ts';
@@ -29,6 +31,8 @@ export interface DashboardState {
   /** The selected node's recent engine log (detail screen). */
   readonly log: readonly string[];
   readonly notice?: string;
+  /** Requests waiting in the gateway's queue by model, when the fleet's gateway answered. */
+  readonly queued?: Readonly<Record<string, number>>;
   readonly now: Date;
 }
 
@@ -90,6 +94,7 @@ function cells(node: DashboardNode, now: Date): Row {
     node.name,
     stats.state,
     stats.ready === undefined ? '—' : stats.ready === 'ready' ? 'ready' : 'loading',
+    (stats.state === 'running' ? capacityText(capacityOf(stats)) : '') || '—',
     stats.servedName ?? stats.modelId ?? '—',
     lastActive(stats, now),
     reading.rates === undefined ? '—' : reading.rates.tokensPerSecond.toFixed(1),
@@ -99,7 +104,7 @@ function cells(node: DashboardNode, now: Date): Row {
   return { cells: row };
 }
 
-const HEADER = ['NODE', 'STATE', 'READY', 'MODEL', 'LAST ACTIVE', 'TOK/S', 'GPU', 'MEM'];
+const HEADER = ['NODE', 'STATE', 'READY', 'BUSY', 'MODEL', 'LAST ACTIVE', 'TOK/S', 'GPU', 'MEM'];
 
 function listLines(state: DashboardState): string[] {
   const rows = state.nodes.map((node) => cells(node, state.now));
@@ -136,7 +141,9 @@ export function dashboardLayout(state: DashboardState, columns: number, rows: nu
   }
   const node = state.nodes[state.selected];
   const where = state.screen === 'detail' && node !== undefined ? ` · ${node.name}` : '';
-  const title = `svc fleet dashboard · ${state.fleetPath}${where}${state.notice === undefined ? '' : `   ${state.notice}`}`;
+  const waiting = Object.entries(state.queued ?? {}).map(([model, count]) => `${model} ${count}`);
+  const queued = waiting.length === 0 ? '' : ` · queued ${waiting.join(', ')}`;
+  const title = `svc fleet dashboard · ${state.fleetPath}${where}${queued}${state.notice === undefined ? '' : `   ${state.notice}`}`;
   const divider = '─'.repeat(columns);
   const bodyHeight = Math.max(0, rows - 4);
   const body =

@@ -25,6 +25,8 @@ const STATE: DashboardState = {
           servedName: 'tiny',
           lastActiveAt: '2026-11-23T09:59:00.000Z',
           memory: { used: 4, total: 16 },
+          // GUIDE D25, where the node reports them.
+          ...{ slots: 2, busy: 1 },
           gpus: [{ index: 0, utilization: 50, memoryUsed: 3, memoryTotal: 4 }],
         },
         rates: { tokensPerSecond: 12.5, requestsPerSecond: 0.5 },
@@ -43,7 +45,7 @@ describe('dashboardLayout', () => {
   it('has a row per node with its state, readiness, model, last active, rate and gauges', () => {
     const lines = dashboardLayout(STATE, 120, 12);
     const alpha = lines.find((line) => line.includes('alpha')) ?? '';
-    expect(alpha).toMatch(/running\s+ready\s+tiny\s+1m 0s ago\s+12\.5/);
+    expect(alpha).toMatch(/running\s+ready\s+1\/2\s+tiny\s+1m 0s ago\s+12\.5/);
     expect(alpha).toContain(' 50%');
     expect(alpha).toContain(' 75%');
     expect(lines.find((line) => line.includes('beta'))).toMatch(
@@ -60,8 +62,18 @@ describe('dashboardLayout', () => {
       120,
       12,
     );
-    expect(lines[2]).toMatch(/NODE +STATE +READY +MODEL +LAST ACTIVE +TOK\/S +GPU +MEM/);
+    expect(lines[2]).toMatch(/NODE +STATE +READY +BUSY +MODEL +LAST ACTIVE +TOK\/S +GPU +MEM/);
     expect(lines.find((line) => line.includes('delta'))).toMatch(/delta +config-error +why why/);
+  });
+
+  it("names what waits in the gateway's queue in the title, and nothing when none waits", () => {
+    const queued = dashboardLayout({ ...STATE, queued: { gemma: 2, qwen: 1 } }, 120, 12);
+    expect(queued[0]).toBe(
+      'svc fleet dashboard · /srv/fleet.yaml · queued gemma 2, qwen 1'.padEnd(120),
+    );
+    expect(dashboardLayout(STATE, 120, 12)[0]).toBe(
+      'svc fleet dashboard · /srv/fleet.yaml'.padEnd(120),
+    );
   });
 
   it('shows the selected node metrics above its recent log in the detail screen', () => {

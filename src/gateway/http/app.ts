@@ -25,6 +25,7 @@ import { modelEntry, models, topology } from '../models/snapshot-replies.ts';
 import type { PageAsset } from '../page/fleet-page.ts';
 import { complete, type CompleteDeps, type RequestContext } from '../requests/complete.ts';
 import type { InFlight } from '../requests/in-flight.ts';
+import type { SchedulingReadout } from '../scheduling-readout.ts';
 import { type CallerRights, rightsChecker } from './caller-rights.ts';
 import { isModelEndpoint, notServed } from './request-target.ts';
 
@@ -44,6 +45,8 @@ export interface GatewayDeps extends CompleteDeps {
   readonly nodes: NodeControlClient;
   /** This gateway's requests in flight per node: counted by complete(), read by a stop. */
   readonly inFlight: InFlight;
+  /** What /v1/fleet reports of the scheduler (GUIDE D25, D26): in flight, queued, idle stop. */
+  readonly scheduling?: SchedulingReadout;
 }
 
 /** The request's path and method as routed: no query, and HEAD answered like GET. */

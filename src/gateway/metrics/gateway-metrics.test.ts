@@ -10,6 +10,7 @@ import type { StatusResponse } from '../../core/contract/schemas.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { parsePrometheus, type PromSample, sampleValue } from '../../core/metrics/prometheus.ts';
+import type { SchedulingReadout } from '../scheduling-readout.ts';
 import { GatewayMetrics, routeOf } from './gateway-metrics.ts';
 
 const node = (name: string): FleetNode => daemonNode(name, { port: 1 });
@@ -23,6 +24,19 @@ async function scrape(metrics: GatewayMetrics): Promise<PromSample[]> {
 }
 
 const value = sampleValue;
+
+/** One series' lines of the text exposition, its HELP and TYPE first unless `comments` is false. */
+function series(text: string, name: string, comments = true): string {
+  return text
+    .split('\n')
+    .filter(
+      (line) =>
+        line.startsWith(`${name}{`) ||
+        line.startsWith(`${name} `) ||
+        (comments && (line.startsWith(`# HELP ${name} `) || line.startsWith(`# TYPE ${name} `))),
+    )
+    .join('\n');
+}
 
 describe('routeOf', () => {
   it('maps every path onto a fixed set of labels', () => {
@@ -133,6 +147,100 @@ describe('GatewayMetrics', () => {
     for (const name of names) {
       expect(text).toContain(`# HELP ${name} `);
     }
-    expect(names.size).toBe(10);
+    expect(names.size).toBe(19);
+  });
+
+  it('reads in flight, slots and the queue at scrape time, and counts what the scheduler did', async () => {
+    let queued = new Map([['chat', 2]]);
+    const scheduling: SchedulingReadout = {
+      inFlight: (name) => (name === 'a' ? 2 : 0),
+      queued: () => queued,
+      idleStopAt: () => undefined,
+    };
+    const snapshots: NodeSnapshot[] = [
+      running('a', { state: 'running', ...{ slots: 2, busy: 2 } }),
+      running('b', { state: 'stopped', ...{ slots: 4 } }),
+    ];
+    const metrics = new GatewayMetrics(() => Promise.resolve(snapshots), scheduling);
+    metrics.rejected('queue_full');
+    metrics.rejected('queue_full');
+    metrics.scaleOutWake('chat');
+    metrics.idleStopped('b');
+    metrics.swapped('a100');
+    metrics.wakeCommandRan('b', 'ok');
+    metrics.wakeCommandRan('b', 'timeout');
+    let text = (await metrics.exposition(false)).body;
+    expect(series(text, 'svc_gateway_queue_depth')).toBe(
+      [
+        '# HELP svc_gateway_queue_depth Requests waiting in the queue now, by the model they ask for.',
+        '# TYPE svc_gateway_queue_depth gauge',
+        'svc_gateway_queue_depth{model="chat"} 2',
+      ].join('\n'),
+    );
+    expect(series(text, 'svc_gateway_node_in_flight', false)).toBe(
+      ['svc_gateway_node_in_flight{node="a"} 2', 'svc_gateway_node_in_flight{node="b"} 0'].join(
+        '\n',
+      ),
+    );
+    // Only a running node's slots: a stopped engine offers none.
+    expect(series(text, 'svc_gateway_node_slots', false)).toBe(
+      'svc_gateway_node_slots{node="a"} 2',
+    );
+    expect(series(text, 'svc_gateway_rejected_total')).toBe(
+      [
+        '# HELP svc_gateway_rejected_total Requests the scheduler refused, by reason (queue_full, queue_timeout, group_busy, wake_timeout, wake_failed, no_node).',
+        '# TYPE svc_gateway_rejected_total counter',
+        'svc_gateway_rejected_total{reason="queue_full"} 2',
+        'svc_gateway_rejected_total{reason="queue_timeout"} 0',
+        'svc_gateway_rejected_total{reason="group_busy"} 0',
+        'svc_gateway_rejected_total{reason="wake_timeout"} 0',
+        'svc_gateway_rejected_total{reason="wake_failed"} 0',
+        'svc_gateway_rejected_total{reason="no_node"} 0',
+      ].join('\n'),
+    );
+    expect(
+      [
+        'svc_gateway_scale_out_wakes_total',
+        'svc_gateway_idle_stops_total',
+        'svc_gateway_swaps_total',
+        'svc_gateway_wake_commands_total',
+      ].map((name) => series(text, name, false)),
+    ).toEqual([
+      'svc_gateway_scale_out_wakes_total{model="chat"} 1',
+      'svc_gateway_idle_stops_total{node="b"} 1',
+      'svc_gateway_swaps_total{group="a100"} 1',
+      'svc_gateway_wake_commands_total{node="b",outcome="ok"} 1\nsvc_gateway_wake_commands_total{node="b",outcome="timeout"} 1',
+    ]);
+    // A model's queue emptied: it stays, at 0.
+    queued = new Map();
+    text = (await metrics.exposition(false)).body;
+    expect(series(text, 'svc_gateway_queue_depth', false)).toBe(
+      'svc_gateway_queue_depth{model="chat"} 0',
+    );
+  });
+
+  it('buckets queue waits from milliseconds to minutes', async () => {
+    const metrics = new GatewayMetrics(() => Promise.resolve([]));
+    metrics.queueWaited(0.003);
+    metrics.queueWaited(0.2);
+    metrics.queueWaited(90);
+    const samples = await scrape(metrics);
+    const bucket = (le: string) => value(samples, 'svc_gateway_queue_wait_seconds_bucket', { le });
+    expect([bucket('0.005'), bucket('0.25'), bucket('60'), bucket('120'), bucket('+Inf')]).toEqual([
+      1, 2, 2, 3, 3,
+    ]);
+    expect(value(samples, 'svc_gateway_queue_wait_seconds_sum')).toBeCloseTo(90.203);
+  });
+
+  it('has no in-flight or queue series without a readout: unknown is absent', async () => {
+    const metrics = new GatewayMetrics(() =>
+      Promise.resolve([running('a', { state: 'running', ...{ slots: 2 } })]),
+    );
+    const text = (await metrics.exposition(false)).body;
+    expect(series(text, 'svc_gateway_node_in_flight', false)).toBe('');
+    expect(series(text, 'svc_gateway_queue_depth', false)).toBe('');
+    expect(series(text, 'svc_gateway_node_slots', false)).toBe(
+      'svc_gateway_node_slots{node="a"} 2',
+    );
   });
 });

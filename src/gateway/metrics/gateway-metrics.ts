@@ -1,7 +1,8 @@
 /**
  * The gateway's own Prometheus series (`GET /metrics`): what its requests, wakes and upstream calls
- * did, recorded on the request path with one call at each request's end, and each node's state
- * and readiness read from the kept snapshots only when scraped. The hot path stays cheap: label
+ * did, recorded on the request path with one call at each request's end; what the scheduler's
+ * loop did (scheduling-counters.ts); and each node's state, readiness, slots and in-flight count
+ * and the queue's depth read only when scraped (scrape-gauges.ts). The hot path stays cheap: label
  * children are looked up in nested maps (no label string built per request, prom-client's own
  * `labels()` hashes its arguments on every call), histograms have fixed buckets, and nothing
  * here touches a node.
@@ -10,6 +11,9 @@ import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'p
 
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { ACTION_PATH } from '../control/fleet-control.ts';
+import type { SchedulingReadout } from '../scheduling-readout.ts';
+import { SchedulingCounters } from './scheduling-counters.ts';
+import { registerScrapeGauges } from './scrape-gauges.ts';
 
 /** The route label: a fixed set, so a caller's path can never add a series. */
 export type MetricsRoute =
@@ -94,7 +98,6 @@ const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 const REQUEST_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /** Wake buckets: a tiny model (~1 s) up to the default wake timeout (5 min) and beyond. */
 const WAKE_BUCKETS = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
-const NODE_STATES = ['idle', 'running', 'stopped', 'crashed'] as const;
 
 type CounterChild = ReturnType<Counter['labels']>;
 type HistogramChild = ReturnType<Histogram['labels']>;
@@ -109,10 +112,14 @@ function child<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   return value;
 }
 
-export class GatewayMetrics implements WakeObserver {
+/**
+ * The scheduler's loop calls the methods SchedulingCounters adds (queueWaited, rejected,
+ * scaleOutWake, idleStopped, swapped, wakeCommandRan) on this same object.
+ */
+export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
   /** Text format (Prometheus scrapes ask for OpenMetrics; curl gets the classic text). */
-  readonly text = new Registry<RegistryContentType>();
-  readonly openMetrics = new Registry<RegistryContentType>();
+  readonly text: Registry<RegistryContentType>;
+  readonly openMetrics: Registry<RegistryContentType>;
 
   private readonly requests: Counter;
   private readonly duration: Histogram;
@@ -134,9 +141,18 @@ export class GatewayMetrics implements WakeObserver {
   private readonly abortChildren = new Map<string, CounterChild>();
   private readonly upstreamChildren = new Map<string, CounterChild>();
 
-  constructor(snapshots: () => Promise<readonly NodeSnapshot[]>) {
-    this.openMetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-    const registers = [this.text, this.openMetrics];
+  /**
+   * `snapshots`: the kept node snapshots, read when scraped. `scheduling`: the scheduler's
+   * readout (GUIDE D25); without it the in-flight and queue-depth gauges have no series.
+   */
+  constructor(snapshots: () => Promise<readonly NodeSnapshot[]>, scheduling?: SchedulingReadout) {
+    const text = new Registry<RegistryContentType>();
+    const openMetrics = new Registry<RegistryContentType>();
+    openMetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    const registers = [text, openMetrics];
+    super(registers);
+    this.text = text;
+    this.openMetrics = openMetrics;
     this.requests = new Counter({
       name: 'svc_gateway_requests_total',
       help: 'Requests answered by the gateway, by route, model, node and status class.',
@@ -190,47 +206,7 @@ export class GatewayMetrics implements WakeObserver {
         this.waitingGauge.set(this.waitingNow);
       },
     });
-    // Read from the kept snapshots at scrape time, never on the request path. Both gauges are
-    // collected at once (prom-client gathers metrics in parallel), so they share one read.
-    let reading: Promise<void> | undefined;
-    const readNodes = (): Promise<void> => {
-      reading ??= snapshots()
-        .then((current) => {
-          state.reset();
-          ready.reset();
-          for (const snapshot of current) {
-            const node = snapshot.node.name;
-            if (!snapshot.ok) {
-              state.set({ node, state: snapshot.outcome }, 1);
-              continue;
-            }
-            for (const name of NODE_STATES) {
-              state.set({ node, state: name }, snapshot.status.state === name ? 1 : 0);
-            }
-            if (snapshot.status.ready !== undefined) {
-              ready.set({ node }, snapshot.status.ready === 'ready' ? 1 : 0);
-            }
-          }
-        })
-        .finally(() => {
-          reading = undefined;
-        });
-      return reading;
-    };
-    const state = new Gauge({
-      name: 'svc_gateway_node_state',
-      help: "1 for each node's current engine state (idle, running, stopped, crashed) or why it did not answer (unreachable, unauthorized, unsupported, failed).",
-      labelNames: ['node', 'state'],
-      registers,
-      collect: readNodes,
-    });
-    const ready = new Gauge({
-      name: 'svc_gateway_node_ready',
-      help: "1 when the node's running engine last answered its health check, 0 when not; absent where the node reports no readiness.",
-      labelNames: ['node'],
-      registers,
-      collect: readNodes,
-    });
+    registerScrapeGauges(registers, snapshots, scheduling);
   }
 
   /**

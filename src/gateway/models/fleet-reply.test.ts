@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { daemonNode } from '../../../test/support/fleet-node.ts';
 import { parseFleet } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
-import { fleetReply } from './fleet-reply.ts';
+import { inFlightReadout, NO_SCHEDULING, type SchedulingReadout } from '../scheduling-readout.ts';
+import { fleetBody, fleetParts, fleetReply } from './fleet-reply.ts';
 
 const NOW = Date.parse('2026-11-22T10:05:00.000Z');
 
@@ -49,10 +50,13 @@ describe('the /v1/fleet body', () => {
         '',
       ].join('\n'),
     );
-    const [a, b, c] = fleet.nodes;
-    if (a === undefined || b === undefined || c === undefined) {
+    const [parsedA, parsedB, c] = fleet.nodes;
+    if (parsedA === undefined || parsedB === undefined || c === undefined) {
       throw new Error('three nodes expected');
     }
+    // GUIDE D26 `group: a100` on gpu-a and gpu-b, as the fleet file declares it.
+    const a = Object.assign(parsedA, { group: 'a100' });
+    const b = Object.assign(parsedB, { group: 'a100' });
     const snapshots: NodeSnapshot[] = [
       {
         node: a,
@@ -64,14 +68,30 @@ describe('the /v1/fleet body', () => {
           ready: 'ready',
           lastActiveAt: '2026-11-22T10:00:00.000Z',
           version: 'dev',
+          // GUIDE D25: the engine's slots and the requests in it, where the daemon reports them.
+          ...{ slots: 2, busy: 1 },
         },
       },
       // A stopped daemon keeps its last model in status; the reply must not say it serves it.
       { node: b, ok: true, status: { state: 'stopped', model: 'old-model', version: 'dev' } },
       { node: c, ok: false, outcome: 'unreachable', detail: 'connect ECONNREFUSED …' },
     ];
-    const reply = fleetReply(fleet, snapshots, new Map([['gpu-b', 'gemma']]), NOW);
+    // One request of ours on gpu-a, which idle stop takes down 30 min after it; one for gemma
+    // waits for the group gpu-a holds.
+    const scheduling: SchedulingReadout = {
+      inFlight: (node) => (node === 'gpu-a' ? 1 : 0),
+      queued: () => new Map([['gemma', 1]]),
+      idleStopAt: (node) => (node === 'gpu-a' ? NOW + 30 * 60_000 : undefined),
+    };
+    const wakeable = new Map([['gpu-b', 'gemma']]);
+    const reply = fleetReply(fleet, snapshots, wakeable, NOW, scheduling);
     expect(reply).toEqual(documentedReply());
+    // The served text, built in two steps, is the same reply byte for byte; and without a readout.
+    const parts = fleetParts(fleet, snapshots, wakeable, NOW);
+    expect(fleetBody(parts, snapshots, scheduling)).toBe(JSON.stringify(reply));
+    expect(fleetBody(parts, snapshots)).toBe(
+      JSON.stringify(fleetReply(fleet, snapshots, wakeable, NOW)),
+    );
   });
 
   it('leaves out every setting the file does not declare, an empty concurrency included', () => {
@@ -97,5 +117,65 @@ describe('the /v1/fleet body', () => {
       { name: 'r', kind: 'daemon', state: 'running', model: 'm', servedName: 's' },
       { name: 'x', kind: 'daemon', state: 'crashed', wakeableModel: 's' },
     ]);
+  });
+
+  it('leaves out what the gateway cannot know: no readout, a stopped engine, zero slots', () => {
+    const snapshot = (state: string, extra: object): NodeSnapshot => ({
+      node: daemonNode(state),
+      ok: true,
+      status: { state, model: 'm', version: 'dev', ...extra },
+    });
+    const snapshots = [
+      snapshot('running', { slots: 0, busy: 0 }),
+      // A stopped daemon's status may keep what its engine last reported.
+      snapshot('stopped', { slots: 2, busy: 1 }),
+    ];
+    const idle: SchedulingReadout = { ...NO_SCHEDULING, idleStopAt: () => NOW };
+    const withReadout = fleetReply({}, snapshots, new Map(), NOW, idle);
+    expect(withReadout['nodes']).toEqual([
+      {
+        name: 'running',
+        kind: 'daemon',
+        state: 'running',
+        model: 'm',
+        busy: 0,
+        inFlight: 0,
+        idleStopAt: '2026-11-22T10:05:00.000Z',
+      },
+      // Idle stop is for a running node only, whatever the readout says.
+      { name: 'stopped', kind: 'daemon', state: 'stopped', inFlight: 0 },
+    ]);
+    expect(withReadout).not.toHaveProperty('queued');
+    const without = fleetReply({}, snapshots, new Map(), NOW);
+    expect(without['nodes']).toEqual([
+      { name: 'running', kind: 'daemon', state: 'running', model: 'm', busy: 0 },
+      { name: 'stopped', kind: 'daemon', state: 'stopped' },
+    ]);
+  });
+
+  it('lists only the models with requests waiting, and counts ours on a node that is down', () => {
+    const down: NodeSnapshot = {
+      node: daemonNode('d'),
+      ok: false,
+      outcome: 'unreachable',
+      detail: 'refused',
+    };
+    const readout: SchedulingReadout = {
+      ...inFlightReadout(() => 3),
+      queued: () =>
+        new Map([
+          ['a', 0],
+          ['b', 2],
+        ]),
+    };
+    const reply = fleetReply({}, [down], new Map(), NOW, readout);
+    expect(fleetBody(fleetParts({}, [down], new Map(), NOW), [down], readout)).toBe(
+      JSON.stringify(reply),
+    );
+    expect(reply['queued']).toEqual({ b: 2 });
+    expect(reply['nodes']).toEqual([
+      { name: 'd', kind: 'daemon', state: 'unreachable', detail: 'refused', inFlight: 3 },
+    ]);
+    expect(Object.keys(reply)).toEqual(['queued', 'nodes']);
   });
 });

@@ -1,51 +1,168 @@
 /**
- * The `/v1/fleet` body (spec §4.2 rule 6), pure: each node's name, kind, tags and state, what a
- * running node serves, readiness, last activity, and for a node not running the model a request
- * would start it with; the file's wake, prefer and concurrency settings, each absent where the
- * file declares none. A node that did not answer stands in its place with the reason.
+ * The `/v1/fleet` body (spec §4.2 rule 6), pure: each node's name, kind, tags, group and state,
+ * what a running node serves, readiness, last activity, its reported capacity, and for a node not
+ * running the model a request would start it with; the file's wake, prefer and concurrency
+ * settings, each absent where the file declares none. A node that did not answer stands in its
+ * place with the reason. With the scheduler's readout (GUIDE D25, D26) each node also carries this
+ * gateway's requests on it and, while it runs under idle stop, when it will be stopped; and the
+ * reply how many requests wait for each model, absent while none do.
  */
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
+import { capacityOf, declaredGroup } from '../../core/fleet/state/capacity.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { futureOnly } from '../../core/remote/replies.ts';
+import type { SchedulingReadout } from '../scheduling-readout.ts';
 
-/** `wakeable` maps a stopped node's name to the model a request would wake it with. */
+/** GUIDE D25 `queued`: the models with requests waiting, or undefined when none wait. */
+function queuedOf(scheduling: SchedulingReadout | undefined): Record<string, number> | undefined {
+  const waiting = [...(scheduling?.queued() ?? [])].filter(([, count]) => count > 0);
+  return waiting.length === 0 ? undefined : Object.fromEntries(waiting);
+}
+
+/** GUIDE D26 `idleStopAt` as RFC 3339, for a running node the scheduler will stop when idle. */
+function idleStopText(
+  scheduling: SchedulingReadout | undefined,
+  node: string,
+  running: boolean,
+): string | undefined {
+  const at = running ? scheduling?.idleStopAt(node) : undefined;
+  return at === undefined || !Number.isFinite(at) ? undefined : new Date(at).toISOString();
+}
+
+/** The node's fields from the file and its snapshot: what a set of snapshots fixes. */
+function nodeEntry(
+  snapshot: NodeSnapshot,
+  wakeable: ReadonlyMap<string, string>,
+  now: number,
+): Record<string, unknown> {
+  const name = snapshot.node.name;
+  const group = declaredGroup(snapshot.node);
+  const base = {
+    name,
+    kind: snapshot.node.kind,
+    ...(snapshot.node.tags ? { tags: snapshot.node.tags } : {}),
+    // GUIDE D26: as declared in the fleet file, whatever the node's state.
+    ...(group === undefined ? {} : { group }),
+  };
+  if (!snapshot.ok) {
+    return { ...base, state: snapshot.outcome, detail: snapshot.detail };
+  }
+  const { status } = snapshot;
+  const running = status.state === 'running';
+  const retainUntil = futureOnly(status.retainUntil, now);
+  const wakeableModel = running ? undefined : wakeable.get(name);
+  return {
+    ...base,
+    state: status.state,
+    // A stopped daemon's status keeps its last model; it serves nothing, and its
+    // wakeableModel says what a request would start.
+    ...(!running || status.model === undefined ? {} : { model: status.model }),
+    ...(!running || status.servedName === undefined ? {} : { servedName: status.servedName }),
+    ...(status.ready === undefined ? {} : { ready: status.ready }),
+    ...(status.lastActiveAt === undefined ? {} : { lastActiveAt: status.lastActiveAt }),
+    // spec §2.4: a remote environment's retention deadline, only while in the future.
+    ...(retainUntil === undefined ? {} : { retainUntil }),
+    ...(wakeableModel === undefined ? {} : { wakeableModel }),
+    // A stopped engine has no slots in use or to offer: what its status keeps is stale.
+    ...(running ? capacityOf(status) : {}),
+  };
+}
+
+/** The fields the scheduler adds to a node's entry, last in it (GUIDE D25, D26). */
+function schedulingFields(
+  snapshot: NodeSnapshot,
+  scheduling: SchedulingReadout | undefined,
+): { inFlight?: number; idleStopAt?: string } {
+  if (scheduling === undefined) {
+    return {};
+  }
+  const name = snapshot.node.name;
+  const running = snapshot.ok && snapshot.status.state === 'running';
+  const idleStopAt = idleStopText(scheduling, name, running);
+  // GUIDE D25: this gateway's own count, known whether or not the node answers.
+  return {
+    inFlight: scheduling.inFlight(name),
+    ...(idleStopAt === undefined ? {} : { idleStopAt }),
+  };
+}
+
+function settingsOf(
+  fleet: Pick<Fleet, 'wake' | 'prefer' | 'concurrency'>,
+): Record<string, unknown> {
+  return {
+    ...(fleet.wake === undefined ? {} : { wake: fleet.wake === 'on' }),
+    ...(fleet.prefer === undefined ? {} : { prefer: fleet.prefer }),
+    ...(fleet.concurrency === undefined ? {} : { concurrency: fleet.concurrency }),
+  };
+}
+
+/**
+ * `wakeable` maps a stopped node's name to the model a request would wake it with; without
+ * `scheduling` (a caller with no scheduler) its fields are absent, as anything unknown is.
+ */
 export function fleetReply(
   fleet: Pick<Fleet, 'wake' | 'prefer' | 'concurrency'>,
   snapshots: readonly NodeSnapshot[],
   wakeable: ReadonlyMap<string, string>,
   now: number,
+  scheduling?: SchedulingReadout,
 ): Record<string, unknown> {
-  const nodes = snapshots.map((snapshot) => {
-    const base = {
-      name: snapshot.node.name,
-      kind: snapshot.node.kind,
-      ...(snapshot.node.tags ? { tags: snapshot.node.tags } : {}),
-    };
-    if (!snapshot.ok) {
-      return { ...base, state: snapshot.outcome, detail: snapshot.detail };
-    }
-    const { status } = snapshot;
-    const running = status.state === 'running';
-    const retainUntil = futureOnly(status.retainUntil, now);
-    const wakeableModel = running ? undefined : wakeable.get(snapshot.node.name);
-    return {
-      ...base,
-      state: status.state,
-      // A stopped daemon's status keeps its last model; it serves nothing, and its
-      // wakeableModel says what a request would start.
-      ...(!running || status.model === undefined ? {} : { model: status.model }),
-      ...(!running || status.servedName === undefined ? {} : { servedName: status.servedName }),
-      ...(status.ready === undefined ? {} : { ready: status.ready }),
-      ...(status.lastActiveAt === undefined ? {} : { lastActiveAt: status.lastActiveAt }),
-      // spec §2.4: a remote environment's retention deadline, only while in the future.
-      ...(retainUntil === undefined ? {} : { retainUntil }),
-      ...(wakeableModel === undefined ? {} : { wakeableModel }),
-    };
-  });
+  const queued = queuedOf(scheduling);
   return {
-    ...(fleet.wake === undefined ? {} : { wake: fleet.wake === 'on' }),
-    ...(fleet.prefer === undefined ? {} : { prefer: fleet.prefer }),
-    ...(fleet.concurrency === undefined ? {} : { concurrency: fleet.concurrency }),
-    nodes,
+    ...settingsOf(fleet),
+    ...(queued === undefined ? {} : { queued }),
+    nodes: snapshots.map((snapshot) => ({
+      ...nodeEntry(snapshot, wakeable, now),
+      ...schedulingFields(snapshot, scheduling),
+    })),
   };
+}
+
+/**
+ * fleetReply's text, in two steps for a large fleet: what a set of snapshots fixes, serialised once
+ * per set (each node's entry without its closing brace), then the scheduler's fields, which move
+ * between refreshes, added on each call without serialising the rest again.
+ */
+export interface FleetParts {
+  readonly settings: string;
+  readonly nodes: readonly string[];
+}
+
+export function fleetParts(
+  fleet: Pick<Fleet, 'wake' | 'prefer' | 'concurrency'>,
+  snapshots: readonly NodeSnapshot[],
+  wakeable: ReadonlyMap<string, string>,
+  now: number,
+): FleetParts {
+  const settings = JSON.stringify(settingsOf(fleet)).slice(1, -1);
+  return {
+    settings: settings === '' ? '' : `${settings},`,
+    nodes: snapshots.map((snapshot) =>
+      JSON.stringify(nodeEntry(snapshot, wakeable, now)).slice(0, -1),
+    ),
+  };
+}
+
+/** The `/v1/fleet` body from `fleetParts` of the same snapshots: equal to fleetReply's JSON. */
+export function fleetBody(
+  parts: FleetParts,
+  snapshots: readonly NodeSnapshot[],
+  scheduling?: SchedulingReadout,
+): string {
+  const queued = queuedOf(scheduling);
+  // Written by hand, not serialised: a number and an RFC 3339 time need no escaping, and this
+  // runs per node on every call.
+  const nodes = snapshots.map((snapshot, index) => {
+    const base = parts.nodes[index] ?? '{';
+    if (scheduling === undefined) {
+      return `${base}}`;
+    }
+    const name = snapshot.node.name;
+    const running = snapshot.ok && snapshot.status.state === 'running';
+    const idleStopAt = idleStopText(scheduling, name, running);
+    const idle = idleStopAt === undefined ? '' : `,"idleStopAt":"${idleStopAt}"`;
+    return `${base},"inFlight":${String(scheduling.inFlight(name))}${idle}}`;
+  });
+  const waiting = queued === undefined ? '' : `"queued":${JSON.stringify(queued)},`;
+  return `{${parts.settings}${waiting}"nodes":[${nodes.join(',')}]}`;
 }

@@ -1,9 +1,12 @@
 /**
  * The bodies of `/v1/models`, `/v1/models/{id}` and `/v1/fleet` (spec §4.2 rules 1 and 6), from
  * the kept node snapshots, each serialised once per set of snapshots and reused while it holds.
+ * `/v1/fleet` also reads the scheduler (GUIDE D25, D26), which moves between refreshes: what the
+ * snapshots fix is serialised once per set, and the scheduler's fields are added on each call.
  */
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
-import { fleetReply } from './fleet-reply.ts';
+import type { SchedulingReadout } from '../scheduling-readout.ts';
+import { fleetBody, fleetParts } from './fleet-reply.ts';
 import { listModels, modelReply, modelsReply, wakeableModels } from './model-endpoints.ts';
 import type { ModelEntry } from './models-list.ts';
 
@@ -12,6 +15,8 @@ export interface SnapshotReplies {
   readonly view: FleetView;
   /** When the gateway started (ms): the `created` of models nothing runs yet. */
   readonly startedAt: number;
+  /** In flight, queued and idle stop for `/v1/fleet`; absent leaves those fields out. */
+  readonly scheduling?: SchedulingReadout;
 }
 
 /** The `/v1/models` entries for one set of kept snapshots, computed once per set. */
@@ -42,14 +47,13 @@ export async function models(deps: SnapshotReplies): Promise<string> {
 
 export async function topology(deps: SnapshotReplies): Promise<string> {
   const snapshots = await deps.view.all();
-  return deps.view.reply('fleet', snapshots, async (current) =>
-    JSON.stringify(
-      fleetReply(
-        deps.view.fleet,
-        current,
-        await wakeableModels(current, (node) => deps.view.wakeableModel(node)),
-        Date.now(),
-      ),
+  const parts = await deps.view.reply('fleet', snapshots, async (current) =>
+    fleetParts(
+      deps.view.fleet,
+      current,
+      await wakeableModels(current, (node) => deps.view.wakeableModel(node)),
+      Date.now(),
     ),
   );
+  return fleetBody(parts, snapshots, deps.scheduling);
 }

@@ -2,8 +2,8 @@
 // JSON. Every data call carries the gateway token, asked once and kept in sessionStorage (this tab
 // only). Data reaches the page through textContent and DOM attributes only, never as HTML. Start
 // and Stop buttons show only when the gateway says this token may use them (/v1/fleet/rights).
-// node-card.js, loaded first, draws each node's card (el, nodeCard).
-/* global el, nodeCard */
+// node-card.js, loaded first, draws each node's card and the queue's line (el, nodeCard, queueText).
+/* global el, nodeCard, queueText */
 'use strict';
 
 const TOKEN_KEY = 'svc-gateway-token';
@@ -19,6 +19,7 @@ const ui = {
   fleet: $('fleet'),
   nodes: $('nodes'),
   updated: $('updated'),
+  queue: $('queue'),
   chat: $('chat'),
   chatForm: $('chat-form'),
   model: $('model'),
@@ -128,6 +129,7 @@ async function refresh() {
       }
     }
     ui.updated.textContent = `Updated ${new Date().toLocaleTimeString()}`;
+    ui.queue.textContent = queueText(fleet);
     if (ui.status.textContent === 'Not connected' || ui.status.textContent === 'Connecting…') {
       ui.status.textContent = `Connected: ${fleet.nodes.length} nodes`;
     }

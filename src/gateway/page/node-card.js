@@ -1,7 +1,8 @@
 // The fleet page's node cards: one card per node from its /v1/fleet row and /v1/fleet stats, a
-// sparkline per reading, and tokens/s from successive readings. A classic script loaded before
-// app.js, which calls nodeCard and el; data reaches the page as text and attributes, never HTML.
-/* exported el, nodeCard */
+// sparkline per reading, and tokens/s from successive readings; and the queue's line. A classic
+// script loaded before app.js, which calls nodeCard, queueText and el; data reaches the page as
+// text and attributes, never HTML.
+/* exported el, nodeCard, queueText */
 'use strict';
 
 const HISTORY_POINTS = 40;
@@ -75,6 +76,23 @@ function tokensPerSecond(name, stats) {
   return (tokens - previous.tokens) / ((now - previous.at) / 1000);
 }
 
+/** `busy/slots` of a running node (`1/2`), `?` for a side it does not report; else undefined. */
+function capacity(node) {
+  if (node.state !== 'running' || (node.slots === undefined && node.busy === undefined)) {
+    return undefined;
+  }
+  const side = (value) => (value === undefined ? '?' : String(value));
+  return `${side(node.busy)}/${side(node.slots)}`;
+}
+
+/** The /v1/fleet reply's queue as a line (`Queued: gemma 2, qwen 1`), or '' when none waits. */
+function queueText(fleet) {
+  const waiting = Object.entries(fleet.queued || {}).filter(([, count]) => count > 0);
+  return waiting.length === 0
+    ? ''
+    : `Queued: ${waiting.map(([model, count]) => `${model} ${count}`).join(', ')}`;
+}
+
 /**
  * One node's card; its Start/Stop button calls `onControl(name, action, button)`. Without
  * `onControl` (a token without operator rights) the card has no button.
@@ -96,6 +114,19 @@ function nodeCard(node, stats, statsError, onControl) {
   fact('Ready', node.ready || (node.state === 'running' ? 'unknown' : '–'), 'ready');
   fact('Model', node.servedName || node.model || node.wakeableModel || '–', 'model');
   fact('Last active', ago(node.lastActiveAt), 'last-active');
+  const busy = capacity(node);
+  if (busy !== undefined) {
+    fact('Busy', busy, 'busy');
+  }
+  if (node.inFlight !== undefined) {
+    fact('In flight here', String(node.inFlight), 'in-flight');
+  }
+  if (node.group) {
+    fact('Group', node.group, 'group');
+  }
+  if (node.idleStopAt) {
+    fact('Idle stop', new Date(node.idleStopAt).toLocaleTimeString(), 'idle-stop');
+  }
   const rate = tokensPerSecond(node.name, stats);
   fact('Tokens/s', rate === undefined ? '–' : rate.toFixed(1), 'tokens-per-second');
   if (node.detail) {

@@ -1,0 +1,127 @@
+/**
+ * What the scheduler's loop did (GUIDE D25, D26), counted as it happens: how long dispatched
+ * requests waited in the queue, refusals by reason, scale-out wakes, idle stops, group swaps and
+ * the runs of nodes' wake commands. Each label's values come from the fleet file (nodes, groups),
+ * the models the fleet serves, or a fixed set (reasons, outcomes), so no caller can add a series.
+ * Label children are kept after their first use, as the request counters' are.
+ */
+import { Counter, Histogram, type Registry, type RegistryContentType } from 'prom-client';
+
+import type { RejectReason } from '../../core/fleet/scheduling/types.ts';
+
+/** How a node's `wakeCommand` run ended: exit 0, another exit or a signal, or past the bound. */
+export type WakeCommandOutcome = 'ok' | 'failed' | 'timeout';
+
+/** Every refusal reason, each counted from 0 so rate() sees the first one. */
+const REJECT_REASONS: Record<RejectReason, true> = {
+  queue_full: true,
+  queue_timeout: true,
+  group_busy: true,
+  wake_timeout: true,
+  wake_failed: true,
+  no_node: true,
+};
+
+/**
+ * Queue wait buckets: a slot freeing within a few ms up to a wait that outlasts a long reply or
+ * a cold wake (10 min).
+ */
+export const QUEUE_WAIT_BUCKETS = [
+  0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
+];
+
+type CounterChild = ReturnType<Counter['labels']>;
+
+function counterChild(children: Map<string, CounterChild>, counter: Counter, value: string) {
+  let found = children.get(value);
+  if (found === undefined) {
+    found = counter.labels(value);
+    children.set(value, found);
+  }
+  return found;
+}
+
+export class SchedulingCounters {
+  private readonly queueWait: Histogram;
+  private readonly rejections: Counter;
+  private readonly scaleOutWakes: Counter;
+  private readonly idleStops: Counter;
+  private readonly swaps: Counter;
+  private readonly wakeCommands: Counter;
+  private readonly rejectChildren = new Map<string, CounterChild>();
+  private readonly scaleOutChildren = new Map<string, CounterChild>();
+  private readonly idleStopChildren = new Map<string, CounterChild>();
+  private readonly swapChildren = new Map<string, CounterChild>();
+
+  constructor(registers: Registry<RegistryContentType>[]) {
+    this.queueWait = new Histogram({
+      name: 'svc_gateway_queue_wait_seconds',
+      help: 'Time a request waited in the queue before it was sent to a node or refused.',
+      buckets: QUEUE_WAIT_BUCKETS,
+      registers,
+    });
+    this.rejections = new Counter({
+      name: 'svc_gateway_rejected_total',
+      help: 'Requests the scheduler refused, by reason (queue_full, queue_timeout, group_busy, wake_timeout, wake_failed, no_node).',
+      labelNames: ['reason'],
+      registers,
+    });
+    for (const reason of Object.keys(REJECT_REASONS)) {
+      counterChild(this.rejectChildren, this.rejections, reason).inc(0);
+    }
+    this.scaleOutWakes = new Counter({
+      name: 'svc_gateway_scale_out_wakes_total',
+      help: 'Nodes woken to serve a model some node already served, because its requests queued.',
+      labelNames: ['model'],
+      registers,
+    });
+    this.idleStops = new Counter({
+      name: 'svc_gateway_idle_stops_total',
+      help: 'Nodes stopped for being idle past their idleStop.',
+      labelNames: ['node'],
+      registers,
+    });
+    this.swaps = new Counter({
+      name: 'svc_gateway_swaps_total',
+      help: 'Members of a group stopped to make room for another member, by group.',
+      labelNames: ['group'],
+      registers,
+    });
+    this.wakeCommands = new Counter({
+      name: 'svc_gateway_wake_commands_total',
+      help: "Runs of a node's wakeCommand, by node and outcome (ok, failed, timeout).",
+      labelNames: ['node', 'outcome'],
+      registers,
+    });
+  }
+
+  /** A request left the queue (sent to a node, or refused) after `seconds` there. */
+  queueWaited(seconds: number): void {
+    this.queueWait.observe(seconds);
+  }
+
+  /** The scheduler refused a request (a `reject` action). */
+  rejected(reason: RejectReason): void {
+    counterChild(this.rejectChildren, this.rejections, reason).inc();
+  }
+
+  /** A `wake` action with cause `scale-out`, for `model`. */
+  scaleOutWake(model: string): void {
+    counterChild(this.scaleOutChildren, this.scaleOutWakes, model).inc();
+  }
+
+  /** A `stop` action with reason `idle`. */
+  idleStopped(node: string): void {
+    counterChild(this.idleStopChildren, this.idleStops, node).inc();
+  }
+
+  /** A `stop` action with reason `swap`, in `group`. */
+  swapped(group: string): void {
+    counterChild(this.swapChildren, this.swaps, group).inc();
+  }
+
+  /** A node's wakeCommand ended. Rare (one per wake): no child kept. */
+  wakeCommandRan(node: string, outcome: WakeCommandOutcome): void {
+    this.wakeCommands.labels(node, outcome).inc();
+  }
+}
