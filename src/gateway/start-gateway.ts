@@ -20,6 +20,7 @@ import type { Logger } from '../core/logger.ts';
 import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { buildGateway } from './http/app.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
+import { countAction } from './metrics/scheduling-actions.ts';
 import { loadPage } from './page/fleet-page.ts';
 import { GatewayScheduler } from './requests/gateway-scheduler.ts';
 import { InFlight } from './requests/in-flight.ts';
@@ -28,7 +29,6 @@ import { fleetSecrets } from './requests/node-command-env.ts';
 import { NodeCommands } from './requests/node-commands.ts';
 import type { LoopTimers } from './requests/schedule-loop.ts';
 import { Waker } from './requests/wake.ts';
-import { inFlightReadout } from './scheduling-readout.ts';
 
 export interface GatewayOptions {
   readonly fleet: Fleet;
@@ -129,21 +129,27 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const view = new FleetView(options.fleet, states, driver);
   // A scrape reads node state like /v1/fleet does: the kept snapshots, refreshed when stale.
   const inFlight = new InFlight(() => performance.now());
-  // What /v1/fleet and /metrics read of the gateway's own requests (GUIDE D25): the exact count
-  // until the scheduler, which is a readout itself, takes over counting.
-  const scheduling = inFlightReadout((node) => inFlight.count(node));
-  const metrics = new GatewayMetrics(() => view.all(), scheduling);
+  const scheduler = new Scheduler(
+    schedulerSettings(schedulerOptionsOf(options.fleet, options.wakeTimeoutMs)),
+  );
+  // What /v1/fleet and /metrics read of the scheduler (GUIDE D25, D26): in flight, queued, idle.
+  const metrics = new GatewayMetrics(() => view.all(), scheduler);
   const waker = new Waker(view, options.wakeTimeoutMs, options.logger, driver, metrics);
   // GUIDE D26: wake and sleep commands never see a token or key the fleet file names.
   const commands = new NodeCommands({
     logger: options.logger,
     env: options.env,
     hidden: fleetSecrets(options.fleet, options.token),
+    observer: {
+      commandEnded: (node, command, outcome) => {
+        if (command === 'wake') {
+          metrics.wakeCommandRan(node, outcome);
+        }
+      },
+    },
   });
   const scheduling = new GatewayScheduler({
-    scheduler: new Scheduler(
-      schedulerSettings(schedulerOptionsOf(options.fleet, options.wakeTimeoutMs)),
-    ),
+    scheduler,
     view,
     waker,
     machines: new MachineWaker(commands, driver, options.logger),
@@ -152,6 +158,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     logger: options.logger,
     timers: SCHEDULER_TIMERS,
     wakeTimeoutMs: options.wakeTimeoutMs,
+    applied: (action) => countAction(metrics, action),
   });
   const server = buildGateway({
     view,
@@ -160,7 +167,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     page: await loadPage(),
     nodes: driver,
     inFlight,
-    scheduling,
+    readout: scheduler,
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(operatorToken === undefined ? {} : { operatorToken }),

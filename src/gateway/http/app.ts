@@ -46,7 +46,7 @@ export interface GatewayDeps extends CompleteDeps {
   /** This gateway's requests in flight per node: counted by complete(), read by a stop. */
   readonly inFlight: InFlight;
   /** What /v1/fleet reports of the scheduler (GUIDE D25, D26): in flight, queued, idle stop. */
-  readonly scheduling?: SchedulingReadout;
+  readonly readout?: SchedulingReadout;
 }
 
 /** The request's path and method as routed: no query, and HEAD answered like GET. */

@@ -16,7 +16,7 @@ export interface SnapshotReplies {
   /** When the gateway started (ms): the `created` of models nothing runs yet. */
   readonly startedAt: number;
   /** In flight, queued and idle stop for `/v1/fleet`; absent leaves those fields out. */
-  readonly scheduling?: SchedulingReadout;
+  readonly readout?: SchedulingReadout;
 }
 
 /** The `/v1/models` entries for one set of kept snapshots, computed once per set. */
@@ -55,5 +55,5 @@ export async function topology(deps: SnapshotReplies): Promise<string> {
       Date.now(),
     ),
   );
-  return fleetBody(parts, snapshots, deps.scheduling);
+  return fleetBody(parts, snapshots, deps.readout);
 }
