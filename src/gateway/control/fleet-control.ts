@@ -11,6 +11,7 @@ import { closestName } from '../../core/closest-name.ts';
 import { formatDurationText } from '../../core/duration.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
+import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { mapBounded } from '../../core/fleet/state/call-limiter.ts';
 import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
@@ -126,8 +127,8 @@ export async function controlNode(
   view: ControlView,
   client: NodeControlClient,
   inFlight: Pick<InFlight, 'of'>,
-  /** Requests queued here that the node would serve (the scheduler's count). */
-  queuedFor: (node: string) => number,
+  /** Requests queued here that the node would serve (GUIDE D25: the scheduler's count). */
+  queue: Pick<Scheduler, 'queuedFor'>,
   ask: ControlAsk,
 ): Promise<string> {
   const { name, action } = ask;
@@ -159,7 +160,7 @@ export async function controlNode(
   } else {
     const force = forced(ask.force);
     const busy = inFlight.of(node.name);
-    const queued = queuedFor(node.name);
+    const queued = queue.queuedFor(node.name);
     if ((busy !== undefined || queued > 0) && !force) {
       throw busyRefusal(name, busy, queued);
     }

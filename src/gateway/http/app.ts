@@ -220,17 +220,9 @@ async function answerOwn(
   if (action !== undefined) {
     request.resume();
     const force = new URLSearchParams(query).get('force');
-    sendJson(
-      response,
-      200,
-      await controlNode(
-        deps.view,
-        deps.nodes,
-        deps.inFlight,
-        (node) => deps.scheduling.scheduler.queuedFor(node),
-        { ...action, rights, force },
-      ),
-    );
+    const { view, nodes, inFlight, scheduling } = deps;
+    const ask = { ...action, rights, force };
+    sendJson(response, 200, await controlNode(view, nodes, inFlight, scheduling.scheduler, ask));
     return;
   }
   throw notServed(request.method, path);
