@@ -61,7 +61,8 @@ describe('scale to zero', () => {
   it('stops an idle node, wakes it for the next request, and keeps a keep-warm node running', async () => {
     const fleet = await startGatewayFleet(
       [await tinyNode('warm', 'tiny-w', ['keepWarm: on']), await tinyNode('cold', 'tiny-c')],
-      { top: ['idleStop: 3s'] },
+      // Under keep-warm and idle stop the gateway reads every Svcfile as it starts.
+      { top: ['idleStop: 3s'], svcfilesFirst: true },
     );
     const { warm, cold } = fleet.daemons as Record<'warm' | 'cold', (typeof fleet.daemons)[string]>;
     // No request yet: the keep-warm node is started with the gateway; the other is left alone.
@@ -190,6 +191,7 @@ describe('scale to zero', () => {
   it('two replicas: the node is not stopped while one uses it, and is once both are quiet', async () => {
     const fleet = await startGatewayFleet([await tinyNode('shared', 'tiny')], {
       top: ['idleStop: 3s'],
+      svcfilesFirst: true,
     });
     const shared = fleet.daemons['shared'];
     if (shared === undefined) {
