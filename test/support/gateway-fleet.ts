@@ -33,6 +33,11 @@ export interface FleetOptions {
   readonly gatewayArgs?: readonly string[];
   /** Variables added to the gateway's environment (an operator token). */
   readonly gatewayEnv?: Record<string, string>;
+  /**
+   * Write the Svcfiles before the gateway starts: for a fleet whose gateway reads them as it
+   * starts (keep-warm, idle stop), which would otherwise find none and keep that answer a while.
+   */
+  readonly svcfilesFirst?: boolean;
 }
 
 export interface GatewayFleet {
@@ -79,6 +84,17 @@ export async function startGatewayFleet(
   }
   await writeFile(join(dir, 'fleet.yaml'), `${lines.join('\n')}\n`);
   await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
+  const writeSvcfiles = async (): Promise<void> => {
+    for (const node of nodes) {
+      const svcfile = node.svcfile.includes('{port}')
+        ? node.svcfile.replaceAll('{port}', String(await freePort()))
+        : node.svcfile;
+      await writeFile(join(dir, `${node.name}.svc`), svcfile);
+    }
+  };
+  if (options.svcfilesFirst === true) {
+    await writeSvcfiles();
+  }
   const { gateway, url } = await startTestGateway({
     cwd: dir,
     configDir: join(dir, 'config-gateway'),
@@ -88,11 +104,8 @@ export async function startGatewayFleet(
   // The gateway reads a node's Svcfile when it first needs it: writing it now, with an engine
   // port picked after every daemon and the gateway have bound theirs, keeps the window in which
   // another process could take that port as short as it can be.
-  for (const node of nodes) {
-    const svcfile = node.svcfile.includes('{port}')
-      ? node.svcfile.replaceAll('{port}', String(await freePort()))
-      : node.svcfile;
-    await writeFile(join(dir, `${node.name}.svc`), svcfile);
+  if (options.svcfilesFirst !== true) {
+    await writeSvcfiles();
   }
   return {
     dir,
