@@ -40,7 +40,7 @@ describe('the fleet file', () => {
     const fleet = parsedFleet(fileText(result, 'fleet.yaml'));
     expect(fleet.nodes.map((node) => asLocal(node))).toEqual([
       expect.objectContaining({ name: 'qwen', kind: 'local', file: 'qwen/Svcfile' }),
-      expect.objectContaining({ name: 'embed/nomic', kind: 'local', file: 'embed-nomic/Svcfile' }),
+      expect.objectContaining({ name: 'embed-nomic', kind: 'local', file: 'embed-nomic/Svcfile' }),
     ]);
     expect(result.files.map((file) => file.path)).toEqual([
       'fleet.yaml',

@@ -12,6 +12,11 @@ import { groupPlan } from './swap-groups.ts';
 
 export interface FleetModel {
   readonly id: string;
+  /**
+   * The node's name: the model's directory, a plain file name as a local node's must be (GUIDE
+   * D27: its files live under nodes/<name>/); requests still use the id (its ALIAS).
+   */
+  readonly node: string;
   /** The Svcfile's path relative to the fleet file. */
   readonly file: string;
   /** Seconds; 0 never stops it; absent follows globalTTL. */
@@ -111,7 +116,7 @@ export function fleetText(
     }
     const group = groups.groupOf.get(model.id);
     return {
-      name: model.id,
+      name: model.node,
       kind: 'local',
       file: model.file,
       ...(group === undefined ? {} : { group }),

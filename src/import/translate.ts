@@ -151,6 +151,7 @@ export function importLlamaSwap(
     }
     fleetModels.push({
       id,
+      node: directory,
       file: `${directory}/${SVCFILE}`,
       ...(outcome.model.ttl === undefined ? {} : { ttl: outcome.model.ttl }),
     });
