@@ -13,7 +13,6 @@ import { type EngineTarget, engineTarget } from '../../core/fleet/routing/route.
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { queueLimitsFor } from '../../core/fleet/scheduling/settings.ts';
 import type { Action, NodeView, RequestInfo } from '../../core/fleet/scheduling/types.ts';
-import { viewOfSnapshot } from '../../core/fleet/scheduling/view-of-snapshot.ts';
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -149,9 +148,14 @@ export class GatewayScheduler {
     return this.deps.timers.now();
   }
 
-  /** Whether a wake of the node ended at or after `since` (the reply names the wake's time). */
+  /**
+   * Whether the node was being woken at some time since `since` (the reply names the wake's
+   * time): a wake still under way counts, since a request may be sent on as soon as the node's
+   * own status says it is ready, before the wake itself has ended.
+   */
   wokeSince(node: string, since: number): boolean {
-    return (this.wakeEnded.get(node) ?? Number.NEGATIVE_INFINITY) >= since;
+    const woken = [...this.waking.values()].includes(node);
+    return woken || (this.wakeEnded.get(node) ?? Number.NEGATIVE_INFINITY) >= since;
   }
 
   /** The node being woken for `model`, while one is. */
@@ -200,7 +204,7 @@ export class GatewayScheduler {
     if (snapshot === undefined) {
       throw new Error(`node "${name}" has no status since its wake`);
     }
-    return viewOfSnapshot(snapshot, this.deps.timers.now());
+    return this.views.viewAt(snapshot, this.deps.timers.now());
   }
 
   private async stop(name: string, reason: 'idle' | 'swap', group?: string): Promise<boolean> {

@@ -80,6 +80,15 @@ export class SchedulerViews {
     void reading.finally(() => this.reading.delete(reading));
   }
 
+  /**
+   * The view of a snapshot at `observedAt` with the wake facts last known for the node: a view our
+   * own wake ends with must keep them, or a stop of ours later would leave it wakeable for nothing.
+   */
+  viewAt(snapshot: NodeSnapshot, observedAt: number): NodeView {
+    const facts = this.facts.get(snapshot.node.name);
+    return asleepOrAsIs(snapshot.node, viewOfSnapshot(snapshot, observedAt, facts));
+  }
+
   /** Resolves once every wake fact being read has been fed. */
   async settled(): Promise<void> {
     while (this.reading.size > 0) {
