@@ -1,8 +1,9 @@
 /**
  * The slot-limited fake engine (test/fixtures/fake-engine.mjs `slots:N,hold:MS`) the scheduler's
- * end-to-end tests and `BENCH_ONLY=scheduler` stand on, checked through one real daemon behind the
- * built gateway (test/support/slot-fleet.ts): with 2 slots, a third concurrent request waits
- * inside the engine until a slot frees and so finishes last, and the engine reports its slots the
+ * end-to-end tests and `BENCH_ONLY=scheduler` stand on, run by one real daemon behind the built
+ * gateway (test/support/slot-fleet.ts) and asked directly (the gateway would hold the third in its
+ * own queue): with 2 slots, a third concurrent request waits inside the engine until a slot frees
+ * and so finishes last, and the engine reports its slots the
  * way llama-server does (`/props`, `/slots`, the `/metrics` gauges). Assertions are on order and
  * counts, never on wall-clock time.
  */
@@ -41,9 +42,9 @@ describe('the slot-limited fake engine', () => {
 
     const finished: FakeReply[] = [];
     const ask = async (): Promise<void> => {
-      const reply = await fetch(`${fleet.url}/v1/chat/completions`, {
+      const reply = await fetch(`${engine}/v1/chat/completions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${fleet.token}`, 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: 'hi' }] }),
       });
       finished.push({

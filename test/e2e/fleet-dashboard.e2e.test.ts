@@ -73,13 +73,13 @@ describe('svc fleet dashboard in a real terminal', () => {
     );
     let screen = await term.waitFor(/> gpu +idle[\s\S]*locked +config-error/, 30_000);
     expect(screen).toContain(`svc fleet dashboard · ${fleetPath}`);
-    expect(screen).toMatch(/NODE +STATE +READY +MODEL +LAST ACTIVE +TOK\/S +GPU +MEM/);
+    expect(screen).toMatch(/NODE +STATE +READY +BUSY +MODEL +LAST ACTIVE +TOK\/S +GPU +MEM/);
     expect(screen).toContain('↑↓ select   enter detail   s start   x stop   q quit');
     expect(widest(screen)).toBeLessThanOrEqual(COLUMNS);
 
     // s starts the selected node, as svc fleet start does; the row turns running, then ready.
     await term.keys('s');
-    screen = await term.waitFor(/> gpu +running +ready +tiny /, 60_000);
+    screen = await term.waitFor(/> gpu +running +ready +\S+ +tiny /, 60_000);
     expect(screen).toContain('gpu  running');
 
     // enter: the node's metrics section above its engine log; esc: back to the list.

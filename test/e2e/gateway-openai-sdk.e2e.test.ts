@@ -71,7 +71,9 @@ describe('the openai SDK through svc gateway on llama-server', { timeout: 120_00
     expect(chat.object).toBe('chat.completion');
     expect(typeof chat.choices[0]?.message.content).toBe('string');
     expect(response.headers.get('x-svc-node')).toBe('gpu');
-    expect(response.headers.get('server-timing')).toMatch(/^gateway;dur=[\d.]+, wake;dur=\d+$/);
+    expect(response.headers.get('server-timing')).toMatch(
+      /^gateway;dur=[\d.]+, queue;dur=\d+, wake;dur=\d+$/,
+    );
 
     const retrieved = await sdk.models.retrieve('tiny');
     expect(retrieved).toMatchObject({ id: 'tiny', owned_by: 'gpu', svc: { state: 'running' } });
