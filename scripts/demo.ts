@@ -145,12 +145,13 @@ async function main(): Promise<void> {
   await installEngine();
   const path = `${join(root, '.cache', 'engines', 'bin')}:${process.env['PATH'] ?? ''}`;
   await mkdir(join(demo, 'tiny'), { recursive: true });
-  await writeTinyModel(join(demo, 'tiny.gguf'));
+  // Trained context 32k, so a coding agent's first prompt (about 12k tokens: `svc code`) fits.
+  await writeTinyModel(join(demo, 'tiny.gguf'), { contextLength: 32_768 });
   const enginePort = await freePort();
   // A relative MODEL resolves against the Svcfile's directory (spec §1.4, like PRESET).
   await writeFile(
     join(demo, 'tiny', 'Svcfile'),
-    `# The demo node: llama.cpp serving the tiny generated model\nPROVIDER llamacpp\nMODEL ../tiny.gguf\nALIAS tiny\nCONTEXT 2k\nBASEURL 127.0.0.1:${enginePort}\n`,
+    `# The demo node: llama.cpp serving the tiny generated model\nPROVIDER llamacpp\nMODEL ../tiny.gguf\nALIAS tiny\nCONTEXT 32k\nBASEURL 127.0.0.1:${enginePort}\n`,
   );
 
   const daemon = await start(['daemon', '--api-addr', '127.0.0.1:0'], {
