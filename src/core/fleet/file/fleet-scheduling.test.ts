@@ -23,7 +23,7 @@ describe('top-level scheduling settings', () => {
         'idleStop: 15m',
         'groups:',
         '  gpu: {max: 1, minResidency: 2m}',
-        '  pair: {max: 2}',
+        '  pair: {max: 2, minResidency: 0s}',
         '  plain: {}',
         ...NODE,
       ),
@@ -42,7 +42,7 @@ describe('top-level scheduling settings', () => {
     expect(fleet.groups).toEqual(
       new Map([
         ['gpu', { max: 1, minResidencyMs: 120_000 }],
-        ['pair', { max: 2 }],
+        ['pair', { max: 2, minResidencyMs: 0 }],
         ['plain', {}],
       ]),
     );

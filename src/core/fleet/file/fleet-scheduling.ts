@@ -6,7 +6,14 @@
  * A group with more members than its `max` is no problem: that is what a group is for.
  */
 import { closestName } from '../../closest-name.ts';
-import { countOf, durationOf, idleStopOf, type Problem, switchOf } from './scheduling-values.ts';
+import {
+  countOf,
+  durationOf,
+  idleStopOf,
+  isZeroDuration,
+  type Problem,
+  switchOf,
+} from './scheduling-values.ts';
 
 /** `queue` or one `queue.models` entry, as written; each key left out falls back (GUIDE D25). */
 export interface FleetQueueLimits {
@@ -94,7 +101,10 @@ function groupsOf(value: unknown, problem: Problem): ReadonlyMap<string, FleetGr
       continue;
     }
     const max = countOf(raw['max'], `${place}.max`, 1, problem);
-    const minResidencyMs = durationOf(raw['minResidency'], `${place}.minResidency`, problem);
+    // No residency at all (`0s`) is a choice: a member may be swapped out as soon as it is idle.
+    const minResidencyMs = isZeroDuration(raw['minResidency'])
+      ? 0
+      : durationOf(raw['minResidency'], `${place}.minResidency`, problem);
     groups.set(name, {
       ...(max === undefined ? {} : { max }),
       ...(minResidencyMs === undefined ? {} : { minResidencyMs }),

@@ -42,6 +42,11 @@ export function durationOf(
   return ms;
 }
 
+/** A written zero (`0s`, `0m`): meaningful where "none" is, as a group's minimum residency. */
+export function isZeroDuration(value: unknown): boolean {
+  return typeof value === 'string' && /^0+(\.0+)?(ms|s|m|h)$/.test(value);
+}
+
 /** `idleStop`: a duration, or `off` (GUIDE D26). */
 export function idleStopOf(
   value: unknown,
