@@ -13,9 +13,8 @@ import type { CommandIo } from '../core/command.ts';
 import { SvcError } from '../core/errors.ts';
 import { httpUrl } from '../core/http/listen.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
-import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { configDirFor } from '../core/paths.ts';
-import { secondsSetting } from '../core/settings.ts';
+import { engineTimings } from '../core/settings.ts';
 import { nextShutdownSignal } from '../core/signals.ts';
 import { startDaemon } from './start-daemon.ts';
 
@@ -86,19 +85,7 @@ export async function run(io: CommandIo): Promise<number> {
     logger,
     configDir,
     env: io.env,
-    // GUIDE D10: a 10 s grace before SIGKILL; spec §8: a 15 s sampler tick. Both settable for tests.
-    stopGraceMs: secondsSetting(
-      'SVC_STOP_GRACE_SECONDS',
-      io.env['SVC_STOP_GRACE_SECONDS'],
-      10_000,
-      0,
-    ),
-    sampleIntervalMs: secondsSetting(
-      'SVC_SAMPLE_INTERVAL_SECONDS',
-      io.env['SVC_SAMPLE_INTERVAL_SECONDS'],
-      DEFAULT_SAMPLE_INTERVAL_MS,
-      100,
-    ),
+    ...engineTimings(io.env),
   });
   io.stdout.write(`svc daemon listening on ${httpUrl(daemon.address)}\n`);
   logger.info('daemon ready: nothing runs until a start request arrives', {

@@ -17,9 +17,8 @@ import { SvcError } from '../core/errors.ts';
 import { loadFleet } from '../core/fleet/load/load-fleet.ts';
 import { httpUrl } from '../core/http/listen.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
-import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { configDirFor } from '../core/paths.ts';
-import { secondsSetting } from '../core/settings.ts';
+import { engineTimings } from '../core/settings.ts';
 import { nextShutdownSignal } from '../core/signals.ts';
 import { gatewayAddressHint } from './address-hint.ts';
 import { settleHeap } from './settle-heap.ts';
@@ -116,19 +115,7 @@ export async function run(io: CommandIo): Promise<number> {
     logger,
     configDir,
     env: io.env,
-    // GUIDE D10, spec §8: local engines stop and are sampled as the daemon's are; settable for tests.
-    stopGraceMs: secondsSetting(
-      'SVC_STOP_GRACE_SECONDS',
-      io.env['SVC_STOP_GRACE_SECONDS'],
-      10_000,
-      0,
-    ),
-    sampleIntervalMs: secondsSetting(
-      'SVC_SAMPLE_INTERVAL_SECONDS',
-      io.env['SVC_SAMPLE_INTERVAL_SECONDS'],
-      DEFAULT_SAMPLE_INTERVAL_MS,
-      100,
-    ),
+    ...engineTimings(io.env),
   });
   const locals = fleet.nodes.filter((node) => node.kind === 'local').map((node) => node.name);
   const hint = gatewayAddressHint(fleet.gateway, gateway.address);
