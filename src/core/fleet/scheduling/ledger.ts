@@ -12,6 +12,7 @@ import type { GroupView } from './groups.ts';
 import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes.ts';
 import { type Waiting, WaitQueue } from './queue.ts';
 import { queueLimitsFor } from './settings.ts';
+import { peakSent } from './slots.ts';
 import type {
   Action,
   NodeView,
@@ -147,6 +148,7 @@ export class Ledger {
 
   dispatch(entry: Waiting, node: NodeRecord, now: number): Action {
     node.inFlight += 1;
+    peakSent(node.peak, node.inFlight);
     node.ownActivityAt = now;
     this.running.set(entry.id, node);
     if (this.settings.affinity && entry.affinity !== undefined) {

@@ -5,7 +5,7 @@
  * stop that failed leaves the node counted as up until a view taken after the failure says otherwise:
  * counting a member too many only delays a swap, counting one too few could overfill a group.
  */
-import { externalLoad, FreeRecord, type Occupancy } from './slots.ts';
+import { FreeRecord, type Occupancy, othersAtView, type OursPeak, oursPeak } from './slots.ts';
 import type { NodeSettings, NodeView } from './types.ts';
 
 export interface NodeRecord extends Occupancy {
@@ -21,6 +21,8 @@ export interface NodeRecord extends Occupancy {
   unsureSince: number | undefined;
   inFlight: number;
   external: number;
+  /** Our count at its highest since the view's `busy` was scraped (slots.ts). */
+  readonly peak: OursPeak;
   slots: number | undefined;
   /** When we last sent it a request or one of ours ended: activity the view may not show yet. */
   ownActivityAt: number | undefined;
@@ -44,6 +46,7 @@ export function nodeRecord(settings: NodeSettings, order: number): NodeRecord {
     unsureSince: undefined,
     inFlight: 0,
     external: 0,
+    peak: oursPeak(),
     slots: undefined,
     ownActivityAt: undefined,
     seenRunningSince: undefined,
@@ -65,7 +68,7 @@ export function applyView(record: NodeRecord, view: NodeView, ours = false): boo
   }
   record.view = view;
   record.slots = view.state === 'running' ? view.slots : undefined;
-  record.external = externalLoad(view.busy, record.inFlight);
+  record.external = othersAtView(record.peak, view.busy, record.inFlight);
   if (record.unsureSince !== undefined && view.observedAt > record.unsureSince) {
     record.unsureSince = undefined;
   }

@@ -1,7 +1,8 @@
 /**
  * Where one request goes (spec §4.2 rule 3 with GUIDE D12 and D25), pure: among the nodes ready
- * to serve its model, the one its leading prompt was last sent to when that one has a free slot,
- * else the best-ranked with a free slot; none when every one is full.
+ * to serve its model that take another of ours (slots.ts), those that look free counting others'
+ * requests come first; within them, the one its leading prompt was last sent to, else the
+ * best-ranked. None when every one is full of ours.
  *
  * Ranking is `prefer` over activity, file order breaking ties, as route.ts ranks. Activity is the
  * node's own `lastActiveAt` or our latest send to it, whichever is newer: `lastActiveAt` is a
@@ -10,7 +11,7 @@
  */
 import type { Preference } from '../file/fleet-file.ts';
 import { type NodeRecord, readyFor } from './nodes.ts';
-import { hasFreeSlot } from './slots.ts';
+import { hasFreeSlot, seemsFree } from './slots.ts';
 
 /** The newest activity ranking reads; undefined: never active. */
 function activity(record: NodeRecord): number | undefined {
@@ -45,16 +46,28 @@ export function place(
   affinityNode: string | undefined,
 ): NodeRecord | undefined {
   let best: NodeRecord | undefined;
+  let bestFree = false;
+  let affine: NodeRecord | undefined;
   for (const record of records) {
     if (!readyFor(record, model) || !hasFreeSlot(record)) {
       continue;
     }
+    const free = seemsFree(record);
     if (record.settings.name === affinityNode) {
-      return record;
+      if (free) {
+        return record;
+      }
+      affine = record;
     }
-    if (best === undefined || compareByPreference(prefer, record, best) < 0) {
+    if (
+      best === undefined ||
+      (free && !bestFree) ||
+      (free === bestFree && compareByPreference(prefer, record, best) < 0)
+    ) {
       best = record;
+      bestFree = free;
     }
   }
-  return best;
+  // Where none looks free, the engine holding the prompt is worth its queue.
+  return bestFree ? best : (affine ?? best);
 }

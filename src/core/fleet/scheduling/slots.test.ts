@@ -2,26 +2,48 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  externalLoad,
   FALLBACK_RETRY_S,
   FreeRecord,
   FREES_KEPT,
   hasFreeSlot,
   MAX_RETRY_S,
+  othersAtView,
+  oursPeak,
+  peakSent,
   retryAfterSeconds,
+  seemsFree,
 } from './slots.ts';
 
 describe('slots', () => {
-  it('holds back a node only when its known slots are taken', () => {
+  it('holds back a node only when our own requests take its known slots', () => {
     expect(hasFreeSlot({ inFlight: 1, external: 0, slots: 2 })).toBe(true);
-    expect(hasFreeSlot({ inFlight: 1, external: 1, slots: 2 })).toBe(false);
+    // Others' requests, read from a scrape that may be seconds old, never close it.
+    expect(hasFreeSlot({ inFlight: 0, external: 4, slots: 2 })).toBe(true);
+    expect(hasFreeSlot({ inFlight: 2, external: 0, slots: 2 })).toBe(false);
     expect(hasFreeSlot({ inFlight: 100, external: 9, slots: undefined })).toBe(true);
   });
 
-  it("reads others' load as busy beyond ours", () => {
-    expect(externalLoad(3, 1)).toBe(2);
-    expect(externalLoad(1, 3)).toBe(0);
-    expect(externalLoad(undefined, 3)).toBe(0);
+  it("looks free only when ours and others' together leave a slot", () => {
+    expect(seemsFree({ inFlight: 1, external: 0, slots: 2 })).toBe(true);
+    expect(seemsFree({ inFlight: 1, external: 1, slots: 2 })).toBe(false);
+    expect(seemsFree({ inFlight: 9, external: 9, slots: undefined })).toBe(true);
+  });
+
+  it("reads others' load as busy beyond the most of ours since the scrape", () => {
+    const peak = oursPeak();
+    peakSent(peak, 1);
+    expect(othersAtView(peak, 3, 1)).toBe(2);
+    expect(othersAtView(peak, undefined, 3)).toBe(0);
+    // Four of ours were in flight at some point since that view; two have ended.
+    for (const ours of [1, 2, 3, 4]) {
+      peakSent(peak, ours);
+    }
+    // A new figure of 4 counts ours as they were at their highest: nobody else's.
+    expect(othersAtView(peak, 4, 2)).toBe(0);
+    // The same figure again may be the same scrape: still nobody else's, though ours are now 0.
+    expect(othersAtView(peak, 4, 0)).toBe(0);
+    // A new figure after a quiet spell of ours (peak 0 since the last view) is others' work.
+    expect(othersAtView(peak, 3, 0)).toBe(3);
   });
 
   it('keeps a bounded record of frees and a rate over the recent window', () => {

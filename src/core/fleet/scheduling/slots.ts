@@ -1,13 +1,19 @@
 /**
- * Slot accounting (GUIDE D25), pure: a node's load, whether it has a free slot, and how soon a
- * refused caller should come back, from the rate at which slots have been freeing.
+ * Slot accounting (GUIDE D25), pure: a node's load, whether it takes another request, and how
+ * soon a refused caller should come back, from the rate at which slots have been freeing.
  *
- * Load: the issue's rule is the larger of this gateway's in-flight count and the engine's `busy`,
- * so other replicas and direct callers are seen within one refresh. We keep the same figure at
- * each refresh but split it: `external = max(0, busy − ours at that refresh)` is what others hold,
- * and load is `ours + external` until the next refresh. At a refresh the two agree; between
- * refreshes our own ends free their slot at once instead of waiting for the next scrape to lower
- * `busy` (with max(), a node whose requests just ended would look full for up to a refresh).
+ * Two counts make a node's load. Ours is exact: from the moment one of our requests is sent until
+ * its last byte or its caller hangs up. Others' (`external`) comes from the node's `busy`, which is
+ * only as fresh as the engine's last scrape: a daemon scrapes every 15 s by default (spec §3), so a
+ * reading outlives what it saw by seconds. Hence:
+ * - Only our own count closes a node to our requests (`hasFreeSlot`). Gating on a stale `busy`
+ *   held this gateway's whole queue behind another caller's burst long over, with the engine
+ *   idle (docs/benchmarks.md: 0 req/s for a 6 s pass after another client's). Others' requests
+ *   rank instead: a node that looks free counting them is chosen before one that does not
+ *   (`seemsFree`), and the engine queues what overlaps, as it would without svc.
+ * - `busy` counts our requests too, as they were at the scrape, which we cannot date. Subtracting
+ *   our count now would read our ended requests as someone else's; we subtract the most we had in
+ *   flight since the scrape could have been taken (`OursPeak`), so others' share errs low.
  */
 
 /** Slot frees remembered per node: enough for a rate, bounded whatever the traffic. */
@@ -32,14 +38,46 @@ export function load(node: Occupancy): number {
   return node.inFlight + node.external;
 }
 
-/** A node with unknown slots is never held back (GUIDE D25, today's behaviour). */
+/** Takes another of our requests: our own count under its slots; unknown slots never hold back. */
 export function hasFreeSlot(node: Occupancy): boolean {
+  return node.slots === undefined || node.inFlight < node.slots;
+}
+
+/** Has a free slot counting others' requests too: the first choice among those that take ours. */
+export function seemsFree(node: Occupancy): boolean {
   return node.slots === undefined || load(node) < node.slots;
 }
 
-/** What others hold, from a refresh's `busy` and our count when it came. */
-export function externalLoad(busy: number | undefined, ours: number): number {
-  return busy === undefined ? 0 : Math.max(0, busy - ours);
+/** Our in-flight count at its highest since the held `busy` reading could have been scraped. */
+export interface OursPeak {
+  /** Since the last view arrived. */
+  sinceView: number;
+  /** Since before the scrape behind `busy` (see `othersAtView`). */
+  sinceReading: number;
+  /** The `busy` of the last view. */
+  busy: number | undefined;
+}
+
+export function oursPeak(): OursPeak {
+  return { sinceView: 0, sinceReading: 0, busy: undefined };
+}
+
+/** One of ours was sent; `ours` is our count now. */
+export function peakSent(peak: OursPeak, ours: number): void {
+  peak.sinceView = Math.max(peak.sinceView, ours);
+}
+
+/**
+ * A view arrived with `busy` while `ours` are in flight: what others hold. A changed figure is a
+ * scrape taken since the previous view, so our peak since then covers it; an unchanged one may be
+ * the same scrape, older still, so the peak keeps growing until the figure changes.
+ */
+export function othersAtView(peak: OursPeak, busy: number | undefined, ours: number): number {
+  peak.sinceReading =
+    busy === peak.busy ? Math.max(peak.sinceReading, peak.sinceView) : peak.sinceView;
+  peak.busy = busy;
+  peak.sinceView = ours;
+  return busy === undefined ? 0 : Math.max(0, busy - peak.sinceReading);
 }
 
 /** When slots freed on one node: the newest FREES_KEPT, in a ring (nothing shifts per end). */
