@@ -74,6 +74,10 @@ export class WaitQueue {
 
   /** Models with someone waiting, the one waiting longest first: the order slots are offered in. */
   models(): string[] {
+    // Asked several times per scheduler step: the common cases (none or one model) without a sort.
+    if (this.byModel.size <= 1) {
+      return [...this.byModel.keys()];
+    }
     return [...this.byModel.entries()]
       .sort(([, a], [, b]) => (a[0]?.enqueuedAt ?? 0) - (b[0]?.enqueuedAt ?? 0))
       .map(([model]) => model);
