@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { freePort } from '../support/daemon.ts';
+import { nodesWithEngines, watchEngines } from '../support/engine-watch.ts';
 import { eventually } from '../support/eventually.ts';
 import {
   ENGINE_KEY,
@@ -20,14 +21,7 @@ import {
   startGatewayFleet,
   startTestGateway,
 } from '../support/gateway-fleet.ts';
-import {
-  chat,
-  nodeState,
-  nodesWithEngines,
-  stream,
-  watchEngines,
-  wokenDaemon,
-} from '../support/scale-to-zero.ts';
+import { chat, nodeState, stream, wokenDaemon } from '../support/scale-to-zero.ts';
 import { tempDir } from '../support/svc.ts';
 import { writeTinyModel } from '../support/tiny-model.ts';
 
@@ -102,7 +96,7 @@ describe('scale to zero', () => {
       { top: ['groups: {gpu: {max: 1, minResidency: 1s}}'] },
     );
     const { a, b } = fleet.daemons as Record<'a' | 'b', (typeof fleet.daemons)[string]>;
-    const watch = watchEngines({ a: a.process.pid, b: b.process.pid });
+    const watch = watchEngines(() => nodesWithEngines({ a: a.process.pid, b: b.process.pid }));
 
     expect(await chat(fleet.url, 'tiny-a')).toBe('200 chat.completion');
     expect(nodesWithEngines({ a: a.process.pid, b: b.process.pid })).toEqual(['a']);

@@ -1,10 +1,9 @@
 /**
  * Helpers for the scale-to-zero end-to-end tests (GUIDE D26): a chat request through the gateway,
- * a node's state as its own daemon reports it, a watch on the process table that counts the
- * nodes whose daemon has a live llama-server under it, and a daemon that a wake command starts
+ * a node's state as its own daemon reports it, and a daemon that a wake command starts
  * (test/fixtures/start-detached.mjs), killed by PID with everything under it when the test ends.
+ * The engines on the process table are watched with engine-watch.ts.
  */
-import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -50,53 +49,6 @@ export async function nodeState(daemonUrl: string): Promise<string> {
   } catch {
     return 'down';
   }
-}
-
-/** Whether the process is a llama-server (the engine watchdog names it in its argv too: not it). */
-function isEngine(pid: number): boolean {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return (
-      argv.some((arg) => arg.endsWith('llama-server')) &&
-      !argv.some((arg) => arg.includes('watchdog'))
-    );
-  } catch {
-    return false;
-  }
-}
-
-/** The names of the nodes whose daemon (by PID) has a live engine under it now. */
-export function nodesWithEngines(daemons: Readonly<Record<string, number>>): string[] {
-  return Object.entries(daemons)
-    .filter(([, pid]) => processTree(pid).some(isEngine))
-    .map(([name]) => name);
-}
-
-export interface EngineWatch {
-  /** Every sample in which more than one node had an engine: which nodes. */
-  readonly overlaps: string[][];
-  /** How many samples found at least one engine, and how many were taken. */
-  readonly busySamples: number;
-  readonly samples: number;
-  stop(): void;
-}
-
-/** Samples the process table every `everyMs` until stopped (or the test ends). */
-export function watchEngines(daemons: Readonly<Record<string, number>>, everyMs = 20): EngineWatch {
-  const watch = { overlaps: [] as string[][], busySamples: 0, samples: 0 };
-  const timer = setInterval(() => {
-    const running = nodesWithEngines(daemons);
-    watch.samples += 1;
-    watch.busySamples += running.length > 0 ? 1 : 0;
-    if (running.length > 1) {
-      watch.overlaps.push(running);
-    }
-  }, everyMs);
-  const stop = (): void => {
-    clearInterval(timer);
-  };
-  onTestFinished(stop);
-  return Object.assign(watch, { stop });
 }
 
 export interface WokenDaemon {
