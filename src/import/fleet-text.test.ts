@@ -111,7 +111,7 @@ describe('the fleet file', () => {
 describe('swapping', () => {
   it('runs the models no group names one at a time, as llama-swap does', () => {
     expect(fleetOf(yamlLines('models:', ...model('a'), ...model('b')))).toMatchObject({
-      groups: { default: { max: 1 } },
+      groups: { default: { max: 1, minResidency: '0s' } },
       nodes: [
         { name: 'a', group: 'default' },
         { name: 'b', group: 'default' },
@@ -131,7 +131,7 @@ describe('swapping', () => {
       '  pair: {swap: false, exclusive: false, members: [c]}',
     );
     expect(fleetOf(text)).toEqual({
-      groups: { default: { max: 1 } },
+      groups: { default: { max: 1, minResidency: '0s' } },
       nodes: [
         { name: 'a', kind: 'local', file: 'a/Svcfile', group: 'default' },
         { name: 'b', kind: 'local', file: 'b/Svcfile', group: 'default' },
@@ -154,7 +154,7 @@ describe('swapping', () => {
       '  vars: {a: a, b: b}',
       '  sets: {both: "a & b"}',
     );
-    expect(fleetOf(text)).toMatchObject({ groups: { default: { max: 1 } } });
+    expect(fleetOf(text)).toMatchObject({ groups: { default: { max: 1, minResidency: '0s' } } });
     expect(lossesOf(plan(text))[0]).toMatch(/^matrix: svc runs one of these models at a time/);
   });
 

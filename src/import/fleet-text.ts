@@ -138,7 +138,13 @@ export function fleetText(
     ...(globalTtl === undefined ? {} : { idleStop: durationOf(globalTtl) }),
     ...(groups.groups.size === 0
       ? {}
-      : { groups: Object.fromEntries([...groups.groups].map(([name, max]) => [name, { max }])) }),
+      : {
+          // llama-swap swaps as soon as another model is asked for; svc's default residency
+          // (GUIDE D26, 30 s) would make an imported fleet wait where llama-swap did not.
+          groups: Object.fromEntries(
+            [...groups.groups].map(([name, max]) => [name, { max, minResidency: '0s' }]),
+          ),
+        }),
     nodes: nodes.map((node) =>
       Object.fromEntries(Object.entries(node).filter(([, value]) => value !== undefined)),
     ),
