@@ -4,7 +4,8 @@
  * request to each, lists them in /v1/fleet, and leaves no engine behind: a SIGTERM stops every
  * engine (checked by PID), and an engine whose gateway and watchdog were SIGKILLed is reaped by
  * the next gateway over the same config dir. `svc up` beside such a file is that gateway in the
- * foreground, ended cleanly by Ctrl+C (SIGINT).
+ * foreground, driven by `svc fleet` (start, status, logs once and followed, stop) and ended cleanly
+ * by Ctrl+C (SIGINT).
  */
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -152,7 +153,7 @@ describe('local nodes', () => {
     expect(await second.gateway.exited()).toBe(0);
   });
 
-  it('svc up runs the gateway at the section address; svc fleet drives it; Ctrl+C ends it', async () => {
+  it('svc up runs the gateway at the section address; svc fleet drives and reads it; Ctrl+C ends it', async () => {
     const upDir = await tempDir();
     const port = await freePort();
     await writeFile(
@@ -190,6 +191,26 @@ describe('local nodes', () => {
     expect(JSON.parse(status.stdout)).toMatchObject([
       { node: 'a', outcome: 'ok', status: { state: 'running', servedName: 'alpha' } },
     ]);
+    // svc fleet logs reads the real engine's log through the gateway: once, and followed (-f).
+    const logs = await eventually(
+      () => runSvc(['fleet', 'logs', 'a'], { cwd: upDir, env: fleetEnv }),
+      (run) => run.status !== 0 || /llama_server: model loaded/.test(run.stdout),
+      "svc fleet logs a showing llama-server's model loaded line",
+    );
+    expect(logs).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/llama_server: model loaded/) as string,
+    });
+    const follow = startProcess(SVC, ['fleet', 'logs', '-f', 'a'], {
+      cwd: upDir,
+      env: { ...process.env, PATH: testPath(), SVC_LOG_LEVEL: '', SVC_ALIAS: '', ...fleetEnv },
+    });
+    await follow.waitFor(/llama_server: model loaded/);
+    process.kill(follow.pid, 'SIGINT');
+    expect(await follow.exited()).toBe(0);
+    for (const text of [logs.stdout, logs.stderr, follow.output()]) {
+      expect(text).not.toContain(GATEWAY_TOKEN);
+    }
     const stopped = await runSvc(['fleet', 'stop', 'a'], { cwd: upDir, env: fleetEnv });
     expect(stopped).toMatchObject({
       status: 0,

@@ -15,7 +15,7 @@ import { HttpError } from '../http/http-error.ts';
 import { jsonErrorPosition } from '../http/json-error.ts';
 import type { Logger } from '../logger.ts';
 import { exposition, wantsOpenMetrics } from '../metrics/exposition.ts';
-import type { LogRead } from '../runner/engine-log.ts';
+import { logQueryOf, type LogRead } from '../runner/engine-log.ts';
 import type { LifetimeCounts } from '../state/record.ts';
 import { ROUTES } from './routes.ts';
 import { validateBody } from './validate-body.ts';
@@ -76,26 +76,6 @@ function logRefusal(
 const BODY_LIMIT = 1024 * 1024;
 /** A refused body up to this size is read to its end first, so its 413 reaches the caller. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
-
-/** spec §4.1 rule 5: a whole number ≥ minimum, or 400 naming the parameter. */
-function queryInteger(
-  query: Record<string, unknown>,
-  name: string,
-  minimum: number,
-): number | undefined {
-  const raw = query[name];
-  if (raw === undefined) {
-    return undefined;
-  }
-  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw new HttpError(400, `${name} must be a whole number`);
-  }
-  const value = Number(raw);
-  if (value < minimum) {
-    throw new HttpError(400, `${name} must be at least ${minimum}`);
-  }
-  return value;
-}
 
 export function buildControlApi({ token, logger, handlers }: ControlApiOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, return503OnClosing: false });
@@ -235,13 +215,11 @@ export function buildControlApi({ token, logger, handlers }: ControlApiOptions):
             }
             return handlers.deployConfig(validateBody(route.body.schema, request.body));
           case 'logs': {
-            const query = request.query as Record<string, unknown>;
-            const offset = queryInteger(query, 'offset', 0);
-            const limit = queryInteger(query, 'limit', 1);
-            return handlers.logs({
-              ...(offset === undefined ? {} : { offset }),
-              ...(limit === undefined ? {} : { limit }),
-            });
+            const asked = logQueryOf(request.query as Record<string, unknown>);
+            if ('refusal' in asked) {
+              throw new HttpError(400, asked.refusal);
+            }
+            return handlers.logs(asked.read);
           }
         }
       },

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   completeUtf8Length,
   DEFAULT_LOG_SLICE,
+  logQueryOf,
   MAX_LOG_SLICE,
   readLogSlice,
 } from './engine-log.ts';
@@ -128,5 +129,24 @@ describe('completeUtf8Length', () => {
     [[], 0],
   ])('%j keeps %i bytes', (bytes, length) => {
     expect(completeUtf8Length(Uint8Array.from(bytes))).toBe(length);
+  });
+});
+
+describe('logQueryOf', () => {
+  it('reads offset and limit, each absent when not asked', () => {
+    expect(logQueryOf({})).toEqual({ read: {} });
+    expect(logQueryOf({ offset: '0', limit: '1' })).toEqual({ read: { offset: 0, limit: 1 } });
+    expect(logQueryOf({ limit: '999999999' })).toEqual({ read: { limit: 999_999_999 } });
+  });
+
+  it.each([
+    [{ offset: '-1' }, 'offset must be at least 0'],
+    [{ limit: '0' }, 'limit must be at least 1'],
+    [{ offset: '1e3' }, 'offset must be a whole number'],
+    [{ offset: '' }, 'offset must be a whole number'],
+    [{ limit: '99999999999999999999' }, 'limit must be a whole number'],
+    [{ offset: ['1', '2'] }, 'offset must be a whole number'],
+  ])('refuses %j (GUIDE D11)', (query, refusal) => {
+    expect(logQueryOf(query)).toEqual({ refusal });
   });
 });

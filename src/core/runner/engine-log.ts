@@ -18,6 +18,46 @@ export interface LogRead {
   readonly limit?: number;
 }
 
+/** A logs route's query read (GUIDE D11), or the 400's message naming the parameter. */
+export type LogQuery = { readonly read: LogRead } | { readonly refusal: string };
+
+/** spec §4.1 rule 5: a whole number ≥ minimum, the refusal naming the parameter, or absent. */
+function queryInteger(
+  query: Readonly<Record<string, unknown>>,
+  name: string,
+  minimum: number,
+): { readonly value?: number; readonly refusal?: string } {
+  const raw = query[name];
+  if (raw === undefined) {
+    return {};
+  }
+  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    return { refusal: `${name} must be a whole number` };
+  }
+  const value = Number(raw);
+  return value < minimum ? { refusal: `${name} must be at least ${minimum}` } : { value };
+}
+
+/**
+ * `offset` and `limit` as every logs route takes them (the daemon's, the gateway's per node): a
+ * value that is not one whole number (a repeated parameter included), a negative offset or a
+ * limit below 1 is refused (GUIDE D11); a large limit is capped later, silently.
+ */
+export function logQueryOf(query: Readonly<Record<string, unknown>>): LogQuery {
+  const offset = queryInteger(query, 'offset', 0);
+  const limit = queryInteger(query, 'limit', 1);
+  const refusal = offset.refusal ?? limit.refusal;
+  if (refusal !== undefined) {
+    return { refusal };
+  }
+  return {
+    read: {
+      ...(offset.value === undefined ? {} : { offset: offset.value }),
+      ...(limit.value === undefined ? {} : { limit: limit.value }),
+    },
+  };
+}
+
 /** Length of `bytes` without a trailing incomplete UTF-8 sequence, so a slice never splits a character. */
 export function completeUtf8Length(bytes: Uint8Array): number {
   let end = bytes.length;

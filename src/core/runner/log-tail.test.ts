@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { decodeEvents, encodeEvent } from './engine-watchdog.ts';
-import { startFailureMessage, TAIL_LINE_WIDTH, tailLines } from './log-tail.ts';
+import { redactSecrets, startFailureMessage, TAIL_LINE_WIDTH, tailLines } from './log-tail.ts';
 import { missingModelFile, modelFileArgument } from './model-file.ts';
 
 describe('tailLines', () => {
@@ -20,6 +20,13 @@ describe('tailLines', () => {
     expect(lines.join('\n')).not.toMatch(/sekrit|tkn-77/);
     expect(lines[1]?.length).toBeLessThanOrEqual(TAIL_LINE_WIDTH);
     expect(lines[1]?.endsWith('…')).toBe(true);
+  });
+
+  it('masks a secret inside a longer one with the longer one, in the mask asked for', () => {
+    expect(redactSecrets('a key-1-long b', ['key-1', 'key-1-long'])).toBe('a *** b');
+    expect(redactSecrets('a key-1 b', ['key-1'], (secret) => '#'.repeat(secret.length))).toBe(
+      'a ##### b',
+    );
   });
 
   it('drops terminal escapes and control characters', () => {

@@ -11,11 +11,20 @@ export const TAIL_LINE_WIDTH = 240;
 /** Bytes read from the end of the log at most: enough for 20 lines at full width. */
 const TAIL_READ_BYTES = 16 * 1024;
 
-export function redactSecrets(line: string, secrets: readonly string[]): string {
+/**
+ * `line` with every secret replaced by `mask(secret)`: `***` unless asked otherwise (a log slice
+ * keeps its byte length, redact-log-slice.ts).
+ */
+export function redactSecrets(
+  line: string,
+  secrets: readonly string[],
+  mask: (secret: string) => string = () => '***',
+): string {
   let out = line;
-  for (const secret of secrets) {
+  // Longest first: a secret inside a longer one must not leave the longer one's rest behind.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
     if (secret.length > 0) {
-      out = out.split(secret).join('***');
+      out = out.split(secret).join(mask(secret));
     }
   }
   return out;

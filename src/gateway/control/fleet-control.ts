@@ -50,7 +50,8 @@ export function nodeActionOf(
   return { name, action: match[2] === 'start' ? 'start' : 'stop' };
 }
 
-function nodeNamed(view: Pick<FleetView, 'fleet'>, name: string): FleetNode {
+/** The node named in a node route's path, or a 404 naming the closest name and every node. */
+export function nodeNamed(view: Pick<FleetView, 'fleet'>, name: string): FleetNode {
   const node = view.fleet.nodes.find((candidate) => candidate.name === name);
   if (node === undefined) {
     const names = view.fleet.nodes.map((candidate) => candidate.name);

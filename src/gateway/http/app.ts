@@ -3,8 +3,8 @@
  * one JSON parse for the model, a routing decision from cached node state, and a streaming
  * proxy, with nothing else in between (a framework's per-request work does not fit the latency
  * budget). Preflights answer without the token (GUIDE D22), and so do the fleet page's files,
- * which hold no data; everything else is behind it, and starting or stopping a node needs
- * operator rights (GUIDE D28, caller-rights.ts).
+ * which hold no data; everything else is behind it, and starting or stopping a node, or reading
+ * its engine log, needs operator rights (GUIDE D28, caller-rights.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
@@ -19,6 +19,7 @@ import {
   nodeActionOf,
   type NodeControlClient,
 } from '../control/fleet-control.ts';
+import { nodeLogs, type NodeLogsClient, nodeLogsOf } from '../control/node-logs.ts';
 import { type GatewayMetrics, routeOf } from '../metrics/gateway-metrics.ts';
 import { modelIdOf } from '../models/model-endpoints.ts';
 import { modelEntry, models, topology } from '../models/snapshot-replies.ts';
@@ -28,6 +29,7 @@ import type { InFlight } from '../requests/in-flight.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
 import { type CallerRights, rightsChecker } from './caller-rights.ts';
 import { isModelEndpoint, notServed } from './request-target.ts';
+import { sendJson } from './send-json.ts';
 
 export interface GatewayDeps extends CompleteDeps {
   readonly logger: Logger;
@@ -41,8 +43,8 @@ export interface GatewayDeps extends CompleteDeps {
   readonly metrics: GatewayMetrics;
   /** The fleet page's files by URL path (fleet-page.ts). */
   readonly page: ReadonlyMap<string, PageAsset>;
-  /** Start, stop and stats for the page's node controls. */
-  readonly nodes: NodeControlClient;
+  /** Start, stop and stats for the page's node controls; a node's engine log. */
+  readonly nodes: NodeControlClient & NodeLogsClient;
   /** This gateway's requests in flight per node: counted by complete(), read by a stop. */
   readonly inFlight: InFlight;
   /** What /v1/fleet reports of the scheduler (GUIDE D25, D26): in flight, queued, idle stop. */
@@ -57,20 +59,6 @@ interface Target {
   readonly method: string | undefined;
   /** One of the fleet page's files (served without the token). */
   readonly asset: PageAsset | undefined;
-}
-
-function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: string,
-  headers: Record<string, string> = {},
-): void {
-  response.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-  });
-  response.end(body);
 }
 
 /** Whether the caller is waiting for `100 Continue` before sending its body. */
@@ -214,6 +202,11 @@ async function answerOwn(
   if (method === 'GET' && path === '/v1/fleet/rights') {
     // What this token may do, so the fleet page shows node controls only to an operator.
     sendJson(response, 200, JSON.stringify({ operator: rights === 'operate' }));
+    return;
+  }
+  const logsOf = method === 'GET' ? nodeLogsOf(path) : undefined;
+  if (logsOf !== undefined) {
+    sendJson(response, 200, await nodeLogs(deps, { name: logsOf, rights, query }));
     return;
   }
   const action = method === 'POST' ? nodeActionOf(path) : undefined;

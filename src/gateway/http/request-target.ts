@@ -18,6 +18,7 @@ export const SERVED_PATHS = [
   'GET /v1/fleet/rights',
   'POST /v1/fleet/nodes/{name}/start',
   'POST /v1/fleet/nodes/{name}/stop',
+  'GET /v1/fleet/nodes/{name}/logs',
   'GET /metrics',
   'GET / (the fleet page)',
   'POST /v1/<endpoint> with a "model" in its JSON body (chat/completions, completions, responses, embeddings, rerank, messages, messages/count_tokens, …)',

@@ -44,6 +44,7 @@ describe('routeOf', () => {
     expect(routeOf('/v1/models/org/model', false)).toBe('/v1/models/{id}');
     expect(routeOf('/v1/fleet/nodes/a/start', false)).toBe('/v1/fleet/nodes/{name}/start');
     expect(routeOf('/v1/fleet/nodes/a/stop', false)).toBe('/v1/fleet/nodes/{name}/stop');
+    expect(routeOf('/v1/fleet/nodes/a/logs', false)).toBe('/v1/fleet/nodes/{name}/logs');
     expect(routeOf('/v1/fleet/rights', false)).toBe('/v1/fleet/rights');
     expect(routeOf('/', true)).toBe('page');
     expect(routeOf('/wp-admin/anything', false)).toBe('other');

@@ -11,6 +11,7 @@ import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'p
 
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { ACTION_PATH } from '../control/fleet-control.ts';
+import { nodeLogsOf } from '../control/node-logs.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
 import { SchedulingCounters } from './scheduling-counters.ts';
 import { registerScrapeGauges } from './scrape-gauges.ts';
@@ -31,6 +32,7 @@ export type MetricsRoute =
   | '/v1/fleet/rights'
   | '/v1/fleet/nodes/{name}/start'
   | '/v1/fleet/nodes/{name}/stop'
+  | '/v1/fleet/nodes/{name}/logs'
   | '/health'
   | '/metrics'
   | 'page'
@@ -67,6 +69,9 @@ export function routeOf(path: string, isPage: boolean): MetricsRoute {
             ? '/v1/fleet/nodes/{name}/start'
             : '/v1/fleet/nodes/{name}/stop';
         }
+      }
+      if (nodeLogsOf(path) !== undefined) {
+        return '/v1/fleet/nodes/{name}/logs';
       }
       return 'other';
   }

@@ -1,7 +1,7 @@
 /**
  * A local node driven from outside its gateway (GUIDE D27): status from the gateway's /v1/fleet,
- * stats from /v1/fleet/stats, start and stop through its node endpoints with the operator token
- * when the file names one (GUIDE D28), every failure a reply naming the node, never a throw.
+ * stats from /v1/fleet/stats, start, stop and logs through its node endpoints with the operator
+ * token when the file names one (GUIDE D28), every failure a reply naming the node, never a throw.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -82,6 +82,35 @@ describe('a local node through its gateway', () => {
       'POST /v1/fleet/nodes/a/start op-token',
       'POST /v1/fleet/nodes/a/stop op-token',
     ]);
+  });
+
+  it('reads log slices from the node logs endpoint with the query, as the operator', async () => {
+    const slice = { content: 'loaded\n', nextOffset: 7, size: 7, path: '/cfg/nodes/a/engine.log' };
+    const { calls, driver: d } = driver(
+      {
+        'GET /v1/fleet/nodes/a/logs': slice,
+        'GET /v1/fleet/nodes/a/logs?offset=3&limit=10': { ...slice, content: 'ded\n' },
+      },
+      { ...FLEET, operator: { tokenEnv: 'OP' } },
+    );
+    expect(await d.logs?.(localNode('a'), {})).toEqual({ ok: true, value: slice });
+    expect(await d.logs?.(localNode('a'), { offset: 3, limit: 10 })).toMatchObject({
+      ok: true,
+      value: { content: 'ded\n' },
+    });
+    expect(calls).toEqual([
+      'GET /v1/fleet/nodes/a/logs op-token',
+      'GET /v1/fleet/nodes/a/logs?offset=3&limit=10 op-token',
+    ]);
+  });
+
+  it('reads logs with the gateway token when the file names no operator, and passes on a refusal', async () => {
+    const { calls, driver: d } = driver({});
+    expect(await d.logs?.(localNode('a'), { offset: 0 })).toMatchObject({
+      ok: false,
+      status: 404,
+    });
+    expect(calls).toEqual(['GET /v1/fleet/nodes/a/logs?offset=0 gw-token']);
   });
 
   it("answers stats from /v1/fleet/stats, and the gateway's error when it has none", async () => {

@@ -1,18 +1,19 @@
 /**
  * A local node seen from outside its gateway (GUIDE D27): `svc fleet` cannot supervise an engine
  * the gateway runs, so it asks the gateway named in the fleet file's `gateway` section, with the
- * token that section names (the operator token, when the file names one, for start and stop,
- * GUIDE D28): status from `/v1/fleet`, stats from `/v1/fleet/stats`, start and stop through
- * `POST /v1/fleet/nodes/{name}/start|stop`. The gateway has no log endpoint, so logs are left out
- * (byKind answers `unsupported`).
+ * token that section names (the operator token, when the file names one, for start, stop and
+ * logs, GUIDE D28): status from `/v1/fleet`, stats from `/v1/fleet/stats`, start and stop through
+ * `POST /v1/fleet/nodes/{name}/start|stop`, a slice of the engine log from
+ * `GET /v1/fleet/nodes/{name}/logs` (the daemon's query and reply, spec §4.1 rule 5), so
+ * `svc fleet logs -f` follows a local node as it follows a daemon's.
  */
 import { request } from 'undici';
 
-import type { Stats } from '../../contract/schemas.ts';
+import type { LogsResponse, Stats } from '../../contract/schemas.ts';
 import type { Fleet, LocalNode, Variables } from '../file/fleet-file.ts';
 import { fleetDotenv, nodeSourceConfig } from '../load/load-fleet.ts';
 import type { DriverContext, NodeDriver, NodeReply, NodeStats, NodeStatus } from './node-driver.ts';
-import { STATUS_TIMEOUT_MS } from './node-driver.ts';
+import { logsSearch, STATUS_TIMEOUT_MS } from './node-driver.ts';
 
 /** Where a gateway answers, without the `/v1` agents add. */
 export function gatewayBase(url: string): string {
@@ -156,6 +157,15 @@ export function gatewayLocalDriver(
           }
         : ({ ok: true, value: entry.stats } satisfies NodeReply<NodeStats>);
     },
+    // GUIDE D28: an engine log holds other callers' requests, so the gateway asks for the
+    // operator token where the file names one.
+    logs: async (node, query) =>
+      call<LogsResponse>(
+        'GET',
+        `/v1/fleet/nodes/${encodeURIComponent(node.name)}/logs${logsSearch(query)}`,
+        await operateToken(),
+        STATUS_TIMEOUT_MS,
+      ),
   };
 }
 

@@ -6,7 +6,13 @@ import { Agent, request } from 'undici';
 
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
 import type { DaemonNode } from '../file/fleet-file.ts';
-import { type NodeOutcome, type NodeReply, STATUS_TIMEOUT_MS } from './node-driver.ts';
+import {
+  type LogsQuery,
+  logsSearch,
+  type NodeOutcome,
+  type NodeReply,
+  STATUS_TIMEOUT_MS,
+} from './node-driver.ts';
 
 /**
  * Control-API connections are short-lived and few: one per node at most, and a status call closes
@@ -107,16 +113,15 @@ export function nodeMetrics(
 /** One bounded slice of the node's engine log (spec §4.1 rule 5): from `offset`, else its end. */
 export function nodeLogs(
   node: DaemonNode,
-  query: { readonly offset?: number; readonly limit?: number },
+  query: LogsQuery,
   timeoutMs = STATUS_TIMEOUT_MS,
 ): Promise<NodeReply<LogsResponse>> {
-  const search = new URLSearchParams();
-  if (query.offset !== undefined) {
-    search.set('offset', String(query.offset));
-  }
-  if (query.limit !== undefined) {
-    search.set('limit', String(query.limit));
-  }
-  const suffix = search.size === 0 ? '' : `?${search.toString()}`;
-  return call<LogsResponse>(node, 'GET', `/v1/logs${suffix}`, undefined, timeoutMs, true);
+  return call<LogsResponse>(
+    node,
+    'GET',
+    `/v1/logs${logsSearch(query)}`,
+    undefined,
+    timeoutMs,
+    true,
+  );
 }

@@ -66,6 +66,18 @@ export interface LogsQuery {
   readonly limit?: number;
 }
 
+/** The query string (`?offset=…&limit=…`, or '') that asks a logs route for `query`'s slice. */
+export function logsSearch(query: LogsQuery): string {
+  const search = new URLSearchParams();
+  if (query.offset !== undefined) {
+    search.set('offset', String(query.offset));
+  }
+  if (query.limit !== undefined) {
+    search.set('limit', String(query.limit));
+  }
+  return search.size === 0 ? '' : `?${search.toString()}`;
+}
+
 /**
  * One kind's driver, over the nodes of that kind (`N`); a driver over every kind takes any
  * FleetNode. Function-typed fields, not methods, so a driver of one kind cannot stand in for
