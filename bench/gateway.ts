@@ -38,12 +38,12 @@ export interface GatewayBench {
   load: [number, number];
 }
 
-function percentile(values: number[], p: number): number {
+export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-function chat(extra: Record<string, unknown>, content = 'hi'): string {
+export function chat(extra: Record<string, unknown>, content = 'hi'): string {
   return JSON.stringify({
     model: 'tiny',
     messages: [{ role: 'user', content }],
@@ -62,7 +62,7 @@ const STREAM_BODY = chat({ max_tokens: 4, stream: true });
 const KB_BODY = chat({ user: 'x'.repeat(1024) });
 const MB_BODY = chat({ user: 'lorem ipsum dolor sit amet, '.repeat(37_450) });
 
-async function timeOne(
+export async function timeOne(
   pool: Pool,
   body: string,
   streaming: boolean,
@@ -88,8 +88,8 @@ async function timeOne(
 }
 
 /** wrk at concurrency 16; the proxy's CPU time over the pass, per request it completed. */
-async function wrk(
-  target: PathTarget,
+export async function wrk(
+  target: Pick<PathTarget, 'url' | 'pid'>,
   seconds: number,
   luaPath: string,
 ): Promise<{ rps: number; cpuMs: number; requests: number }> {
@@ -108,14 +108,14 @@ async function wrk(
 }
 
 /** Each round visits every target, in an order that rotates, so drift hits all alike. */
-async function interleave(
-  targets: readonly PathTarget[],
+export async function interleave<Target>(
+  targets: readonly Target[],
   rounds: number,
-  visit: (target: PathTarget, round: number) => Promise<void>,
+  visit: (target: Target, round: number) => Promise<void>,
 ): Promise<void> {
   for (let round = 0; round < rounds; round += 1) {
     for (let index = 0; index < targets.length; index += 1) {
-      await visit(targets[(index + round) % targets.length] as PathTarget, round);
+      await visit(targets[(index + round) % targets.length] as Target, round);
     }
   }
 }

@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: runs each benchmark and rewrites its section of docs/benchmarks.md, between
  * `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so the page always shows the last run.
- * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler runs one section and leaves the others' figures as
- * they are.
+ * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler|local runs one section and leaves the others'
+ * figures as they are.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -13,6 +13,8 @@ import { writeTinyModel } from '../test/support/tiny-model.ts';
 import { benchFleet, type FleetFigures } from './fleet.ts';
 import { benchGateway } from './gateway.ts';
 import { gatewayReport } from './gateway-report.ts';
+import { benchLocal } from './local.ts';
+import { localReport } from './local-report.ts';
 import { benchRecordCost } from './metrics-record.ts';
 import { benchSamplerCost } from './sampler-cost.ts';
 import { benchScheduler, type Build } from './scheduler.ts';
@@ -196,6 +198,19 @@ async function schedulerSection(model: string): Promise<string> {
   return schedulerReport(await benchScheduler(repoRoot, model, builds, scenarios), machine());
 }
 
+async function localSection(model: string): Promise<string> {
+  // BENCH_LOCAL_ROUNDS and BENCH_LOCAL_WRK_SECONDS shorten the run while iterating (the recorded
+  // figures use the defaults); BENCH_LOCAL_PAIRS=0 leaves out the two-node paths.
+  const bench = await benchLocal(
+    repoRoot,
+    model,
+    Number(process.env['BENCH_LOCAL_ROUNDS'] ?? 400),
+    Number(process.env['BENCH_LOCAL_WRK_SECONDS'] ?? 6),
+    process.env['BENCH_LOCAL_PAIRS'] !== '0',
+  );
+  return localReport(bench, machine());
+}
+
 const only = process.env['BENCH_ONLY'];
 const runs = (name: string): boolean => only === undefined || only === '' || only === name;
 const model = await writeTinyModel(join(repoRoot, '.cache', 'bench', 'tiny.gguf'));
@@ -208,6 +223,7 @@ const sections: [string, () => string | Promise<string>][] = [
   ['wake', () => wakeSection(model)],
   ['fleet', fleetSection],
   ['scheduler', () => schedulerSection(model)],
+  ['local', () => localSection(model)],
 ];
 for (const [name, measure] of sections) {
   if (runs(name)) {
