@@ -72,15 +72,34 @@ export function nodeArgv(spec: EngineSpec): { argv: string[] } | { refused: stri
   return { argv: [built.bin, ...built.args] };
 }
 
+/** Whether an engine invocation names a model: a model flag, or vLLM's positional after serve. */
+function namesModel(invocation: EngineInvocation): boolean {
+  return (
+    invocation.positionals.length > 1 ||
+    invocation.flags.some((flag) => /^(model|model-url|hf-repo) /.test(flag))
+  );
+}
+
 /**
  * Asserts that a daemon node started from this Svcfile would run what `serve` runs, or that the
- * fleet refuses the Svcfile for one of its two documented reasons (an omlx Svcfile, or one that
- * names no model).
+ * fleet refuses the Svcfile for one of its two documented reasons, and only then: an omlx
+ * Svcfile (a deploy config cannot name oMLX, spec §2.7), or one whose serve command names no
+ * model (nothing to deploy). Any other refusal is a Svcfile the fleet fails to run.
  */
 export function expectSameOnNode(spec: EngineSpec): void {
   const node = nodeArgv(spec);
+  if (spec.runner === 'omlx') {
+    expect(node, 'a deploy config cannot name omlx').toEqual({
+      refused: [expect.stringContaining('cannot run on a daemon node')],
+    });
+    return;
+  }
   if ('refused' in node) {
-    expect(node.refused.join('\n')).toMatch(/cannot run on a daemon node|nothing to deploy/);
+    expect(node.refused.join('\n')).toMatch(/nothing to deploy/);
+    expect(
+      namesModel(invocationOf(spec.runner, serveArgv(spec))),
+      `serve runs ${serveArgv(spec).join(' ')}, which names a model the fleet did not deploy`,
+    ).toBe(false);
     return;
   }
   expect(invocationOf(spec.runner, node.argv), `a daemon node runs ${node.argv.join(' ')}`).toEqual(

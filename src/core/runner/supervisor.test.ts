@@ -208,6 +208,25 @@ describe('Supervisor start failure (spec §3)', () => {
       'could not start /opt/engines/llama-server: EACCES; the engine wrote nothing to its log',
     );
   });
+
+  it("gives the reason alone when the output went to svc's own stdio: it is on screen already", async () => {
+    const path = await logWithEarlierRun();
+    const shown: EngineOutput = {
+      kind: 'log+forward',
+      path,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+    };
+    const h = harness(shown, async () => {
+      await appendFile(path, 'fatal: bye\n');
+      throw new EngineStartError('the engine exited during start-up (exit code 1)', {
+        code: 1,
+        signal: null,
+      });
+    });
+    const error = await h.supervisor.start({ spec: SPEC }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toBe('the engine exited during start-up (exit code 1)');
+  });
 });
 
 describe('Supervisor stop (GUIDE D10)', () => {

@@ -1,7 +1,7 @@
 /** /v1/models entries (spec §4.2 rule 1): created, owned_by the node, and the svc state extension. */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../test/support/fleet-node.ts';
+import { daemonNode, localNode } from '../../../test/support/fleet-node.ts';
 import type { StatusResponse } from '../../core/contract/schemas.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
@@ -74,6 +74,20 @@ describe('modelEntries', () => {
       clock,
     );
     expect(entries.map((entry) => entry.id)).toEqual(['reached']);
+  });
+
+  it("lists a local node's loopback engine: it runs beside the gateway (GUIDE D27)", () => {
+    const local: NodeSnapshot = {
+      node: localNode('l'),
+      ok: true,
+      status: {
+        state: 'running',
+        version: 'dev',
+        model: 'beside',
+        engine: { port: 8080, loopbackOnly: true },
+      },
+    };
+    expect(modelEntries([local], new Map(), clock).map((entry) => entry.id)).toEqual(['beside']);
   });
 });
 
