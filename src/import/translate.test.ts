@@ -39,6 +39,11 @@ const MACROS = yamlLines(
   '      -fa on --cache-type-k q8_0',
 );
 
+/** The plan for a configuration of one model: its name, then its entry's lines, unindented. */
+function planOne(name: string, ...entry: string[]): ReturnType<typeof plan> {
+  return plan(yamlLines('models:', `  ${name}:`, ...entry.map((line) => `    ${line}`)));
+}
+
 describe('a llama-server cmd', () => {
   it('writes the Svcfile keywords and a preset of the other flags, macros expanded', () => {
     const result = plan(MACROS);
@@ -78,13 +83,10 @@ describe('a llama-server cmd', () => {
   });
 
   it('keeps a fixed host and port as BASEURL, and a hub repository as MODEL', () => {
-    const result = plan(
-      yamlLines(
-        'models:',
-        '  gemma:',
-        '    cmd: llama-server -hf ggml-org/gemma-3-4b-it-GGUF --host 0.0.0.0 --port 9001 -c 4096',
-        '    proxy: http://127.0.0.1:9001',
-      ),
+    const result = planOne(
+      'gemma',
+      'cmd: llama-server -hf ggml-org/gemma-3-4b-it-GGUF --host 0.0.0.0 --port 9001 -c 4096',
+      'proxy: http://127.0.0.1:9001',
     );
     expect(fileText(result, 'gemma/Svcfile')).toContain(
       'MODEL    ggml-org/gemma-3-4b-it-GGUF\nALIAS    gemma\nCONTEXT  4096\nBASEURL  0.0.0.0:9001\n',
@@ -97,13 +99,7 @@ describe('a llama-server cmd', () => {
   });
 
   it('keeps a shared ctx-size the slots do not divide in the preset, never scaled', () => {
-    const result = plan(
-      yamlLines(
-        'models:',
-        '  m:',
-        '    cmd: llama-server -m /m.gguf -c 10000 -np 3 --port ${PORT}',
-      ),
-    );
+    const result = planOne('m', 'cmd: llama-server -m /m.gguf -c 10000 -np 3 --port ${PORT}');
     expect(fileText(result, 'm/preset.ini')).toContain('[m]\nctx-size = 10000\n');
     expect(engineCommandOf(result, 'm')).toBe(
       'llama-server --ctx-size 10000 -m /m.gguf --alias m --parallel 3',
@@ -111,12 +107,9 @@ describe('a llama-server cmd', () => {
   });
 
   it('lists what cannot be a preset line, and an engine binary off PATH', () => {
-    const result = plan(
-      yamlLines(
-        'models:',
-        '  m:',
-        '    cmd: /opt/llama/llama-server-b5000 -m models/m.gguf -sp --lora a.gguf --lora b.gguf',
-      ),
+    const result = planOne(
+      'm',
+      'cmd: /opt/llama/llama-server-b5000 -m models/m.gguf -sp --lora a.gguf --lora b.gguf',
     );
     expect(fileText(result, 'm/preset.ini')).toContain('lora = a.gguf\n');
     expect(lossesOf(result, 'm')).toEqual([
@@ -151,14 +144,11 @@ describe('a llama-server cmd', () => {
   });
 
   it('makes the model id the ALIAS, listing aliases and another served name as not carried', () => {
-    const result = plan(
-      yamlLines(
-        'models:',
-        '  qwen:',
-        '    cmd: llama-server -m /q.gguf --alias Qwen3',
-        '    aliases: ["gpt-4o-mini", {id: "gpt-4o"}]',
-        '    useModelName: qwen3',
-      ),
+    const result = planOne(
+      'qwen',
+      'cmd: llama-server -m /q.gguf --alias Qwen3',
+      'aliases: ["gpt-4o-mini", {id: "gpt-4o"}]',
+      'useModelName: qwen3',
     );
     expect(fileText(result, 'qwen/Svcfile')).toContain('ALIAS    qwen\n');
     expect(lossesOf(result, 'qwen')).toEqual([
@@ -171,15 +161,12 @@ describe('a llama-server cmd', () => {
 
 describe('a vLLM cmd', () => {
   it('maps the model, context, slots and address, the rest to the preset in vLLM spelling', () => {
-    const result = plan(
-      yamlLines(
-        'models:',
-        '  coder:',
-        '    cmd: >',
-        '      vllm serve Qwen/Qwen3-Coder-30B-A3B --max-model-len 65536 --max-num-seqs 8',
-        '      -tp 2 --gpu-memory-utilization 0.9 --enforce-eager --host 127.0.0.1 --port 8001',
-        '    proxy: http://localhost:8001',
-      ),
+    const result = planOne(
+      'coder',
+      'cmd: >',
+      '  vllm serve Qwen/Qwen3-Coder-30B-A3B --max-model-len 65536 --max-num-seqs 8',
+      '  -tp 2 --gpu-memory-utilization 0.9 --enforce-eager --host 127.0.0.1 --port 8001',
+      'proxy: http://localhost:8001',
     );
     expect(fileText(result, 'coder/Svcfile')).toContain(
       'PROVIDER vllm\nMODEL    Qwen/Qwen3-Coder-30B-A3B\nALIAS    coder\nCONTEXT  65536\nPARALLEL 8\nBASEURL  127.0.0.1:8001\nPRESET   preset.ini\n',
@@ -191,12 +178,9 @@ describe('a vLLM cmd', () => {
   });
 
   it('reads the python -m entry point, noting the program is not the vllm on PATH', () => {
-    const result = plan(
-      yamlLines(
-        'models:',
-        '  v:',
-        '    cmd: python3 -m vllm.entrypoints.openai.api_server --model org/m --port ${PORT}',
-      ),
+    const result = planOne(
+      'v',
+      'cmd: python3 -m vllm.entrypoints.openai.api_server --model org/m --port ${PORT}',
     );
     expect(engineCommandOf(result, 'v')).toBe('vllm serve org/m --served-model-name v');
     expect(lossesOf(result, 'v')[0]).toMatch(/^python3 -m vllm.entrypoints.openai.api_server: /);

@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 
 import { FakeClock } from '../../../test/support/fake-clock.ts';
+import { track } from '../../../test/support/track.ts';
 import {
   type EngineProcess,
   type EngineProcessEdges,
@@ -78,25 +79,6 @@ function harness(reactions: Partial<Record<NodeJS.Signals, Reaction>> = {}) {
       edges,
     );
   return { clock, watchdog, signals, spawned, start };
-}
-
-/**
- * A promise's outcome so far, without waiting for it: a test moves the clock, then looks, so a
- * broken rule fails the test rather than hanging it.
- */
-function track<T>(promise: Promise<T>): { value?: T; error?: unknown; settled: boolean } {
-  const state: { value?: T; error?: unknown; settled: boolean } = { settled: false };
-  promise.then(
-    (value) => {
-      state.value = value;
-      state.settled = true;
-    },
-    (error: unknown) => {
-      state.error = error;
-      state.settled = true;
-    },
-  );
-  return state;
 }
 
 /** Starts the engine and lets the start window pass. */

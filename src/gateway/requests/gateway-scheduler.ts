@@ -154,8 +154,12 @@ export class GatewayScheduler {
    * own status says it is ready, before the wake itself has ended.
    */
   wokeSince(node: string, since: number): boolean {
-    const woken = [...this.waking.values()].includes(node);
-    return woken || (this.wakeEnded.get(node) ?? Number.NEGATIVE_INFINITY) >= since;
+    for (const waking of this.waking.values()) {
+      if (waking === node) {
+        return true;
+      }
+    }
+    return (this.wakeEnded.get(node) ?? Number.NEGATIVE_INFINITY) >= since;
   }
 
   /** The node being woken for `model`, while one is. */

@@ -68,17 +68,23 @@ function deferred(): { promise: Promise<string>; resolve: (value: string) => voi
   return { promise, resolve };
 }
 
+/** A wait for `node` under withWaitProgress, on fake timers, told to a fake sink. */
+function waitFor(node: string, headers: Record<string, string> = {}) {
+  const timers = new FakeTimers();
+  const out = sink();
+  const wait = deferred();
+  const result = withWaitProgress(wait.promise, {
+    sink: out,
+    comment: (ms) => `: waking ${node} (${Math.round(ms / 1000)} s)\n\n`,
+    headers: () => headers,
+    timers,
+  });
+  return { timers, out, wait, result };
+}
+
 describe('withWaitProgress', () => {
   it('sends nothing when the wait ends within 2 s', async () => {
-    const timers = new FakeTimers();
-    const out = sink();
-    const wait = deferred();
-    const result = withWaitProgress(wait.promise, {
-      sink: out,
-      comment: (ms) => `: waking box (${Math.round(ms / 1000)} s)\n\n`,
-      headers: () => ({}),
-      timers,
-    });
+    const { timers, out, wait, result } = waitFor('box');
     timers.advance(PROGRESS_AFTER_MS - 1);
     wait.resolve('target');
     expect(await result).toBe('target');
@@ -88,15 +94,7 @@ describe('withWaitProgress', () => {
   });
 
   it('sends the headers at 2 s and a comment at most 5 s apart until the engine answers', async () => {
-    const timers = new FakeTimers();
-    const out = sink();
-    const wait = deferred();
-    const result = withWaitProgress(wait.promise, {
-      sink: out,
-      comment: (ms) => `: waking gpu-a (${Math.round(ms / 1000)} s)\n\n`,
-      headers: () => ({ 'x-svc-node': 'gpu-a' }),
-      timers,
-    });
+    const { timers, out, wait, result } = waitFor('gpu-a', { 'x-svc-node': 'gpu-a' });
     timers.advance(20_000);
     wait.resolve('target');
     await result;
@@ -109,15 +107,7 @@ describe('withWaitProgress', () => {
   });
 
   it('stops writing once the caller has gone', async () => {
-    const timers = new FakeTimers();
-    const out = sink();
-    const wait = deferred();
-    const result = withWaitProgress(wait.promise, {
-      sink: out,
-      comment: (ms) => `: waking box (${Math.round(ms / 1000)} s)\n\n`,
-      headers: () => ({}),
-      timers,
-    });
+    const { timers, out, wait, result } = waitFor('box');
     timers.advance(PROGRESS_AFTER_MS);
     (out as { destroyed: boolean }).destroyed = true;
     timers.advance(20_000);

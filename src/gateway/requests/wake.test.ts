@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 import { FakeClock } from '../../../test/support/fake-clock.ts';
 import { daemonNode } from '../../../test/support/fleet-node.ts';
+import { track } from '../../../test/support/track.ts';
 import type { DeployConfig } from '../../core/contract/schemas.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../../core/fleet/file/fleet-file.ts';
@@ -156,22 +157,6 @@ function harness(specs: readonly (Partial<FakeNode> & { name: string })[]) {
       fake(daemonNode(name)).engine = engine;
     },
   };
-}
-
-/** A promise's outcome so far, without waiting for it. */
-function track<T>(promise: Promise<T>): { value?: T; error?: unknown; settled: boolean } {
-  const state: { value?: T; error?: unknown; settled: boolean } = { settled: false };
-  promise.then(
-    (value) => {
-      state.value = value;
-      state.settled = true;
-    },
-    (error: unknown) => {
-      state.error = error;
-      state.settled = true;
-    },
-  );
-  return state;
 }
 
 const nodeOf = (target: EngineTarget | undefined): string | undefined => target?.node.name;
