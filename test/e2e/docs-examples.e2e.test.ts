@@ -6,6 +6,7 @@
  * - README's "Try it" and docs/serve.md's "Off a terminal", command by command, in a directory
  *   laid out as the quick start leaves a checkout (dist/, the engine kit, .cache/demo/tiny.gguf),
  *   against the real llama-server. Fixed ports (4242, 8080) become free ones.
+ *   README's `svc code` runs on `npm run demo`'s gateway, with the recording fake opencode.
  * - docs/gateway.md's opening one box: `svc up` over the page's fleet of local nodes (the tiny
  *   model standing in for the three), a request answered, the group of one holding one engine,
  *   and `svc code` pointed at that gateway (the fake opencode again).
@@ -20,9 +21,10 @@ import { describe, expect, it } from 'vitest';
 
 import { expectOpencodeOnGateway } from '../support/agent-on-gateway.ts';
 import { consoleBlocks, ConsoleSession } from '../support/console-examples.ts';
-import { checkout, linesOf } from '../support/docs-checkout.ts';
+import { checkout, linesOf, startDemo } from '../support/docs-checkout.ts';
 import { REPO_ROOT, testPath } from '../support/engines.ts';
 import { eventually } from '../support/eventually.ts';
+import { FAKE_AGENT_DIR } from '../support/fake-agent.ts';
 import { freePort } from '../support/net.ts';
 import { enginesServing, GATEWAY_MD, ONE_BOX, oneBox } from '../support/one-box.ts';
 import { killSurvivorsAfterTest } from '../support/process-tree.ts';
@@ -78,7 +80,7 @@ describe("README's Try it and docs/serve.md", () => {
     ]);
     const session = () => new ConsoleSession(root, env, substitutions);
 
-    const [svcfile = [], serve = [], daemon = [], ...others] = tryIt;
+    const [svcfile = [], serve = [], daemon = [], , ...others] = tryIt;
     expect(others).toEqual([]);
 
     // 1. Write the Svcfile and print its command.
@@ -132,6 +134,34 @@ describe("README's Try it and docs/serve.md", () => {
     await piped.run(kill ?? { command: 'false', expected: '' });
     const log = await readFile(join(root, 'serve.log'), 'utf8');
     expect(log.trimEnd().split('\n').at(-1)).toBe('svc serve stopped: the engine was stopped');
+  }, 240_000);
+
+  it("launches opencode with svc code on npm run demo's gateway", async () => {
+    const root = await checkout();
+    const { demo, port } = await startDemo(root);
+    const record = join(root, 'agent.json');
+    const env = {
+      ...process.env,
+      // The fake opencode first: a checkout's node_modules/.bin would hold the real one.
+      PATH: `${join(root, 'bin')}:${testPath(FAKE_AGENT_DIR)}`,
+      SVC_CONFIG_DIR: join(root, 'config'),
+      SVC_LOG_LEVEL: '',
+      SVC_API_TOKEN: '',
+      SVC_ALIAS: '',
+      FAKE_AGENT_RECORD: record,
+    };
+    const session = new ConsoleSession(root, env, new Map([['4000', String(port)]]));
+    const [launch, ...more] = tryIt[3] ?? [];
+    expect(more).toEqual([]);
+    expect(launch?.command).toContain('node dist/cli.js code -f .cache/demo/fleet.yaml');
+    await session.run(launch ?? { command: 'false', expected: '' }, 'stderr');
+    await expectOpencodeOnGateway(record, `http://127.0.0.1:${port}/v1`, 'tiny');
+
+    process.kill(demo.pid, 'SIGINT');
+    expect(await demo.exited()).toBe(0);
+    expect(demo.stdout().trimEnd().split('\n').at(-1)).toBe(
+      'demo stopped: the gateway, the daemon and its engine have all exited',
+    );
   }, 240_000);
 });
 
