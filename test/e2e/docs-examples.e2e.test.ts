@@ -6,55 +6,34 @@
  * - README's "Try it" and docs/serve.md's "Off a terminal", command by command, in a directory
  *   laid out as the quick start leaves a checkout (dist/, the engine kit, .cache/demo/tiny.gguf),
  *   against the real llama-server. Fixed ports (4242, 8080) become free ones.
+ *   README's `svc code` runs on `npm run demo`'s gateway, with the recording fake opencode.
+ * - docs/gateway.md's opening one box: `svc up` over the page's fleet of local nodes (the tiny
+ *   model standing in for the three), a request answered, the group of one holding one engine,
+ *   and `svc code` pointed at that gateway (the fake opencode again).
  * - docs/gateway.md's `svc fleet` and docs/cli.md's `svc up`, against three-node-fleet.ts's fleet
  *   (its directory is the docs' /srv/fleet).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { expectOpencodeOnGateway } from '../support/agent-on-gateway.ts';
 import { consoleBlocks, ConsoleSession } from '../support/console-examples.ts';
-import { ENGINE_BIN_DIR, REPO_ROOT, testPath } from '../support/engines.ts';
+import { checkout, linesOf, startDemo } from '../support/docs-checkout.ts';
+import { REPO_ROOT, testPath } from '../support/engines.ts';
 import { eventually } from '../support/eventually.ts';
+import { FAKE_AGENT_DIR } from '../support/fake-agent.ts';
 import { freePort } from '../support/net.ts';
+import { enginesServing, GATEWAY_MD, ONE_BOX, oneBox } from '../support/one-box.ts';
+import { killSurvivorsAfterTest } from '../support/process-tree.ts';
 import { runSvc, tempDir } from '../support/svc.ts';
+import { svcfileExamples } from '../support/svcfile-examples.ts';
 import { threeNodeFleet } from '../support/three-node-fleet.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
-
-interface Example {
-  svcfile: string;
-  files: Record<string, string>;
-  command: string;
-  expected: string;
-}
-
-function examples(markdown: string): Example[] {
-  const blocks = [...markdown.matchAll(/```([^\n]*)\n([\s\S]*?)```/g)].map((match) => ({
-    info: (match[1] ?? '').trim(),
-    body: match[2] ?? '',
-  }));
-  const found: Example[] = [];
-  let current: Example | undefined;
-  for (const block of blocks) {
-    if (block.info === 'Svcfile') {
-      current = { svcfile: block.body, files: {}, command: '', expected: '' };
-    } else if (current !== undefined && block.info.startsWith('ini title=')) {
-      current.files[block.info.slice('ini title='.length)] = block.body;
-    } else if (current !== undefined && block.info === 'console') {
-      const [prompt = '', ...output] = block.body.trimEnd().split('\n');
-      current.command = prompt.replace(/^\$ /, '');
-      current.expected = output.join('\n');
-      found.push(current);
-      current = undefined;
-    }
-  }
-  return found;
-}
 
 const page = readFileSync(join(REPO_ROOT, 'docs', 'svcfile.md'), 'utf8');
-const cases = examples(page);
+const cases = svcfileExamples(page);
 
 describe('docs/svcfile.md examples', () => {
   it('has examples for every engine and for presets', () => {
@@ -81,30 +60,7 @@ describe('docs/svcfile.md examples', () => {
   );
 });
 
-/** A directory laid out as the quick start leaves a checkout (`~/svc` in the docs). */
-async function checkout(): Promise<string> {
-  const root = await tempDir('svc-checkout-');
-  await symlink(join(REPO_ROOT, 'dist'), join(root, 'dist'));
-  await mkdir(join(root, '.cache', 'demo'), { recursive: true });
-  if (existsSync(ENGINE_BIN_DIR)) {
-    await symlink(join(ENGINE_BIN_DIR, '..'), join(root, '.cache', 'engines'));
-  }
-  await writeTinyModel(join(root, '.cache', 'demo', 'tiny.gguf'));
-  // `svc` on PATH, as `npm link` or an installed package gives it.
-  await mkdir(join(root, 'bin'));
-  await symlink(join(REPO_ROOT, 'dist', 'cli.js'), join(root, 'bin', 'svc'));
-  return root;
-}
-
-/** Waits until a background job has written `count` whole lines to the file at `path`. */
-async function linesOf(path: string, count: number): Promise<void> {
-  await eventually(
-    () => readFile(path, 'utf8').catch(() => ''),
-    (text) => text.split('\n').length > count,
-    `${count} whole lines in ${path}`,
-    { timeoutMs: 60_000, intervalMs: 100 },
-  );
-}
+const tryIt = consoleBlocks(join(REPO_ROOT, 'README.md'), '## Try it');
 
 describe("README's Try it and docs/serve.md", () => {
   it('run as documented right after the quick start', async () => {
@@ -124,10 +80,7 @@ describe("README's Try it and docs/serve.md", () => {
     ]);
     const session = () => new ConsoleSession(root, env, substitutions);
 
-    const [svcfile = [], serve = [], daemon = [], ...others] = consoleBlocks(
-      join(REPO_ROOT, 'README.md'),
-      '## Try it',
-    );
+    const [svcfile = [], serve = [], daemon = [], , ...others] = tryIt;
     expect(others).toEqual([]);
 
     // 1. Write the Svcfile and print its command.
@@ -181,6 +134,87 @@ describe("README's Try it and docs/serve.md", () => {
     await piped.run(kill ?? { command: 'false', expected: '' });
     const log = await readFile(join(root, 'serve.log'), 'utf8');
     expect(log.trimEnd().split('\n').at(-1)).toBe('svc serve stopped: the engine was stopped');
+  }, 240_000);
+
+  it("launches opencode with svc code on npm run demo's gateway", async () => {
+    const root = await checkout();
+    const { demo, port } = await startDemo(root);
+    const record = join(root, 'agent.json');
+    const env = {
+      ...process.env,
+      // The fake opencode first: a checkout's node_modules/.bin would hold the real one.
+      PATH: `${join(root, 'bin')}:${testPath(FAKE_AGENT_DIR)}`,
+      SVC_CONFIG_DIR: join(root, 'config'),
+      SVC_LOG_LEVEL: '',
+      SVC_API_TOKEN: '',
+      SVC_ALIAS: '',
+      FAKE_AGENT_RECORD: record,
+    };
+    const session = new ConsoleSession(root, env, new Map([['4000', String(port)]]));
+    const [launch, ...more] = tryIt[3] ?? [];
+    expect(more).toEqual([]);
+    expect(launch?.command).toContain('node dist/cli.js code -f .cache/demo/fleet.yaml');
+    await session.run(launch ?? { command: 'false', expected: '' }, 'stderr');
+    await expectOpencodeOnGateway(record, `http://127.0.0.1:${port}/v1`, 'tiny');
+
+    process.kill(demo.pid, 'SIGINT');
+    expect(await demo.exited()).toBe(0);
+    expect(demo.stdout().trimEnd().split('\n').at(-1)).toBe(
+      'demo stopped: the gateway, the daemon and its engine have all exited',
+    );
+  }, 240_000);
+});
+
+describe("docs/gateway.md's one box", () => {
+  it('runs as documented: svc up over local nodes, a request, one engine, svc code', async () => {
+    const box = await oneBox();
+    expect([...box.files.keys()]).toEqual([
+      'fleet.yaml',
+      'qwen/Svcfile',
+      'coder/Svcfile',
+      'gemma/Svcfile',
+    ]);
+    expect(box.files.get('fleet.yaml')).toMatch(/groups:\n {2}gpu: \{ max: 1 \}/);
+    const [up = [], use = [], code = [], ...more] = consoleBlocks(GATEWAY_MD, ONE_BOX);
+    expect(more).toEqual([]);
+    const { session } = box;
+
+    // svc up in the foreground: its start-up lines exactly as the page prints them.
+    expect(up.map((step) => step.command)).toEqual(['svc up']);
+    const gateway = await session.background(
+      'svc up',
+      /engines run by this gateway, logs under .*\n/,
+    );
+    expect(gateway.stdout()).toBe(`${session.substitute(up[0]?.expected ?? '')}\n`);
+
+    // From another terminal: the request wakes coder and is answered; then svc fleet status.
+    for (const step of use) {
+      await session.run(step);
+    }
+    // The group of one holds one engine: only coder's runs, on the process table and in the fleet.
+    const engines = enginesServing(box.model);
+    killSurvivorsAfterTest(engines);
+    expect(engines).toHaveLength(1);
+    const fleet = (await (await fetch(`http://127.0.0.1:${box.port}/v1/fleet`)).json()) as {
+      nodes: { name: string; state: string; group?: string }[];
+    };
+    expect(fleet.nodes.map((node) => [node.name, node.state, node.group])).toEqual([
+      ['qwen', 'idle', 'gpu'],
+      ['coder', 'running', 'gpu'],
+      ['gemma', 'idle', 'gpu'],
+    ]);
+
+    // svc code: the launch line, and the agent handed the gateway that answers for coder.
+    const [launch, ...others] = code;
+    expect(others).toEqual([]);
+    await session.run(launch ?? { command: 'false', expected: '' }, 'stderr');
+    await expectOpencodeOnGateway(box.agentRecord, `http://127.0.0.1:${box.port}/v1`, 'coder');
+
+    // Ctrl+C stops the engine, then the gateway.
+    await session.kill(1, 'SIGINT');
+    expect(await gateway.exited()).toBe(0);
+    expect(gateway.stdout().trimEnd().split('\n').at(-1)).toBe('svc gateway stopped');
+    expect(enginesServing(box.model)).toEqual([]);
   }, 240_000);
 });
 

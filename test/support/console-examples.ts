@@ -17,8 +17,8 @@ export interface ConsoleStep {
   readonly expected: string;
 }
 
-/** The ```console blocks of a markdown section (from `heading` to the next heading of its level). */
-export function consoleBlocks(path: string, heading: string): ConsoleStep[][] {
+/** A markdown section: from `heading` to the next heading of its level. */
+function section(path: string, heading: string): string {
   const text = readFileSync(path, 'utf8');
   const start = text.indexOf(`\n${heading}\n`);
   if (start < 0) {
@@ -27,8 +27,12 @@ export function consoleBlocks(path: string, heading: string): ConsoleStep[][] {
   const level = /^#+/.exec(heading)?.[0] ?? '##';
   const rest = text.slice(start + heading.length + 2);
   const end = rest.search(new RegExp(`^${level} `, 'm'));
-  const section = end < 0 ? rest : rest.slice(0, end);
-  return [...section.matchAll(/```console\n([\s\S]*?)```/g)].map((match) => {
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+/** The ```console blocks of a markdown section (from `heading` to the next heading of its level). */
+export function consoleBlocks(path: string, heading: string): ConsoleStep[][] {
+  return [...section(path, heading).matchAll(/```console\n([\s\S]*?)```/g)].map((match) => {
     const steps: { command: string; expected: string[] }[] = [];
     for (const line of (match[1] ?? '').trimEnd().split('\n')) {
       if (line.startsWith('$ ')) {
@@ -39,6 +43,12 @@ export function consoleBlocks(path: string, heading: string): ConsoleStep[][] {
     }
     return steps.map((step) => ({ command: step.command, expected: step.expected.join('\n') }));
   });
+}
+
+/** The files a section shows as ```<lang> title=<path> blocks: path → body, in page order. */
+export function titledBlocks(path: string, heading: string): Map<string, string> {
+  const blocks = section(path, heading).matchAll(/```\S* title=(\S+)\n([\s\S]*?)```/g);
+  return new Map([...blocks].map((match) => [match[1] ?? '', match[2] ?? '']));
 }
 
 function pattern(expected: string): RegExp {
@@ -98,8 +108,11 @@ export class ConsoleSession {
     await job.exited();
   }
 
-  /** Runs a foreground command and checks its output against the documented one. */
-  async run(step: ConsoleStep): Promise<void> {
+  /**
+   * Runs a foreground command and checks its output against the documented one: its stdout, or
+   * its stderr where the command says what it does there (svc code, before its agent takes over).
+   */
+  async run(step: ConsoleStep, stream: 'stdout' | 'stderr' = 'stdout'): Promise<void> {
     const kill = /^kill %(\d+)$/.exec(step.command);
     if (kill !== null) {
       await this.kill(Number(kill[1]));
@@ -111,7 +124,7 @@ export class ConsoleSession {
     });
     expect(result.status, `${step.command}\n${result.stderr}`).toBe(0);
     if (step.expected !== '') {
-      expect(result.stdout, step.command).toMatch(pattern(this.substitute(step.expected)));
+      expect(result[stream], step.command).toMatch(pattern(this.substitute(step.expected)));
     }
   }
 
