@@ -58,6 +58,11 @@ export interface Launch {
   readonly secrets?: readonly string[];
   /** Persist what the start carried; runs only after the engine has started. */
   readonly commit?: () => Promise<void>;
+  /**
+   * This start's environment in place of the supervisor's (PATH included): a local node's engine
+   * runs with what `svc serve` would give it from the node's Svcfile (GUIDE D27). Never logged.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Variables svc holds for itself and never hands to the engine. */
@@ -112,7 +117,8 @@ export class Supervisor {
     const { spec } = launch;
     const engine = ENGINES[spec.runner];
     const command = buildCommand(spec);
-    const bin = this.edges.locateBinary(spec.runner, this.options.env['PATH']);
+    const launchEnv = launch.env ?? this.options.env;
+    const bin = this.edges.locateBinary(spec.runner, launchEnv['PATH']);
     // What this host lacks refuses the start before anything runs: the caller reports it (spec
     // §1.6: a refused request is a warn; a failed start, below, an error).
     const refuse = (reason: string): never => {
@@ -141,7 +147,7 @@ export class Supervisor {
     // The API token authorises driving this node, never the engine (spec §5 rule 5): the engine
     // inherits svc's environment without it, so an engine that prints its environment leaks nothing.
     const env = Object.fromEntries(
-      Object.entries(this.options.env).filter(
+      Object.entries(launchEnv).filter(
         (entry): entry is [string, string] =>
           entry[1] !== undefined && !ENGINE_WITHHELD.has(entry[0]),
       ),

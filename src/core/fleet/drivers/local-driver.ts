@@ -3,7 +3,7 @@
  * answering with the daemon's own records, so status, stats, activity and readiness follow the
  * same rules as a daemon node's (spec §3). A wake starts the config its `file:` resolves to, on
  * the port its BASEURL names, else its `engine.port`, else a free loopback port (reported in
- * status as `engine.port`).
+ * status as `engine.port`), with the environment `svc serve` would give that Svcfile's engine.
  */
 import type { DeployConfig } from '../../contract/schemas.ts';
 import { lastFlagValue } from '../../engines/engine-endpoint.ts';
@@ -14,7 +14,7 @@ import { readLogSlice } from '../../runner/engine-log.ts';
 import { statsOf, statusOf } from '../../state/record.ts';
 import { VERSION } from '../../version.ts';
 import type { LocalNode } from '../file/fleet-file.ts';
-import { nodeSourceConfig } from '../load/load-fleet.ts';
+import { localNodeSource } from '../load/load-fleet.ts';
 import type { LocalEngines } from './local-engines.ts';
 import type { DriverContext, NodeDriver, NodeReply } from './node-driver.ts';
 
@@ -69,7 +69,7 @@ export function localDriver(
     statusOf(engines.engine(node).record.snapshot(), edges.now(), VERSION);
   return {
     status: (node) => Promise.resolve({ ok: true, value: status(node) }),
-    wakeSource: (node) => nodeSourceConfig(context.fleet, node, context),
+    wakeSource: (node) => localNodeSource(context.fleet, node, context),
     start: (node, source) => {
       const engine = engines.engine(node);
       return engine.serialized(async () => {
@@ -86,7 +86,11 @@ export function localDriver(
             config,
             key === undefined ? {} : { keyFile: engine.paths.key },
           );
-          await engine.start({ spec }, key);
+          // GUIDE D27: the environment `svc serve` would give it from the same Svcfile.
+          await engine.start(
+            { spec, ...(source.env === undefined ? {} : { env: source.env }) },
+            key,
+          );
           return { ok: true, value: status(node) };
         } catch (error) {
           return failure(error, statusOfError(error));

@@ -53,6 +53,12 @@ export type NodeStats = Omit<Stats, 'state'> & {
 export interface NodeSource {
   readonly source: string;
   readonly config: DeployConfig;
+  /**
+   * A local node's only (GUIDE D27): the environment `svc serve` would run the engine with from
+   * the same Svcfile (this process's, the `.env` beside the Svcfile, its ENV lines). A deploy
+   * config carries none, so nothing here is ever sent to a node; never logged.
+   */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface StartOptions {

@@ -1,7 +1,7 @@
 /**
  * Reading a fleet file from disk with the `.env` beside it (token variables resolve from the
- * process environment first, then that file), and each daemon node's Svcfile source: its `file:`,
- * else an alias named after the node, else a `<name>/` directory beside the fleet file.
+ * process environment first, then that file), and each daemon or local node's Svcfile source: its
+ * `file:`, else an alias named after the node, else a `<name>/` directory beside the fleet file.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -12,7 +12,7 @@ import { aliasTarget, readAliases } from '../../project/aliases.ts';
 import { deployConfigFromSpec } from '../../project/deploy-config-from-project.ts';
 import { unwrap } from '../../project/diagnostics.ts';
 import { originOf } from '../../project/load.ts';
-import { openProject } from '../../project/open-project.ts';
+import { type OpenedProject, openProject } from '../../project/open-project.ts';
 import type { NodeSource } from '../drivers/node-driver.ts';
 import {
   type Fleet,
@@ -76,12 +76,11 @@ async function sourceOf(fleet: Fleet, node: FleetNode, configDir: string): Promi
   );
 }
 
-/** The deploy config a daemon node's own Svcfile resolves to (what waking it starts). */
-export async function nodeSourceConfig(
+async function openNodeSource(
   fleet: Fleet,
   node: FleetNode,
   context: { configDir: string; env: Variables },
-): Promise<NodeSource> {
+): Promise<{ source: string; opened: OpenedProject }> {
   const source = await sourceOf(fleet, node, context.configDir);
   const opened = await openProject(source, {
     cwd: dirname(fleet.path),
@@ -89,7 +88,38 @@ export async function nodeSourceConfig(
     aliases: () => readAliases(context.configDir),
     supervised: true,
   });
+  return { source, opened };
+}
+
+/**
+ * The deploy config a node's own Svcfile resolves to (what waking it starts). No environment: a
+ * daemon node is sent the config alone, so the Svcfile's ENV values never leave this machine.
+ */
+export async function nodeSourceConfig(
+  fleet: Fleet,
+  node: FleetNode,
+  context: { configDir: string; env: Variables },
+): Promise<NodeSource> {
+  const { source, opened } = await openNodeSource(fleet, node, context);
   return { source, config: unwrap(deployConfigFromSpec(opened.spec, source)) };
+}
+
+/**
+ * A local node's source (GUIDE D27): its deploy config and the environment `svc serve` would run
+ * the engine with from the same Svcfile, computed by the same code (openProject: `context.env`,
+ * then the `.env` beside the Svcfile for what that leaves unset or empty, then its ENV lines).
+ */
+export async function localNodeSource(
+  fleet: Fleet,
+  node: FleetNode,
+  context: { configDir: string; env: Variables },
+): Promise<NodeSource> {
+  const { source, opened } = await openNodeSource(fleet, node, context);
+  return {
+    source,
+    config: unwrap(deployConfigFromSpec(opened.spec, source)),
+    env: opened.env,
+  };
 }
 
 /** Why a node has no usable Svcfile source (none named, or the one named is not there), if so. */
