@@ -93,7 +93,8 @@ async function openNodeSource(
 
 /**
  * The deploy config a node's own Svcfile resolves to (what waking it starts). No environment: a
- * daemon node is sent the config alone, so the Svcfile's ENV values never leave this machine.
+ * daemon node is sent, and a remote environment deployed with, the config alone, so the Svcfile's
+ * ENV values never leave this machine.
  */
 export async function nodeSourceConfig(
   fleet: Fleet,
