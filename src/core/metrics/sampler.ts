@@ -15,23 +15,18 @@
  * tick only when that failed; each scrape's requests in flight become status's `busy`.
  */
 
-import { request } from 'undici';
-
 import type { EngineDefinition } from '../engines/engine-table.ts';
 import { readKeyFile } from '../fs/read-key-file.ts';
 import type { StateRecord } from '../state/record.ts';
-import { busyOf, tokenStats } from './engine-metrics.ts';
+import { READ_TIMEOUT_MS, readEngineCounters } from './engine-counters.ts';
 import { readEngineSlots } from './engine-slots.ts';
 import { type GpuReading, readGpus } from './gpu.ts';
 import { cpuPercent, type CpuTimes, readCpuTimes, readMemory } from './host.ts';
-import { parsePrometheus } from './prometheus.ts';
 import { checkReadiness } from './readiness.ts';
 
 export const DEFAULT_SAMPLE_INTERVAL_MS = 15_000;
-const READ_TIMEOUT_MS = 5_000;
 /** A metrics request waits at most this long for fresh counters, then answers with the last ones. */
 const REFRESH_TIMEOUT_MS = 2_000;
-const MAX_SCRAPE_BYTES = 1024 * 1024;
 /** Health-check cadence while running and not ready (at most 500 ms by design; a fifth of that here, cheap while loading). */
 export const READY_POLL_MS = 100;
 /** A health check while loading answers fast or not at all; this keeps the cadence. */
@@ -52,47 +47,8 @@ export interface SamplerOptions {
   readonly readGpus?: () => Promise<GpuReading>;
   readonly checkReadiness?: typeof checkReadiness;
   readonly readEngineSlots?: typeof readEngineSlots;
+  readonly readEngineCounters?: typeof readEngineCounters;
   readonly sleep?: (ms: number) => Promise<void>;
-}
-
-/** Scrapes the engine's Prometheus endpoint; returns the counters or why it could not. */
-async function scrape(
-  target: SampleTarget,
-  key: string | undefined,
-  timeoutMs = READ_TIMEOUT_MS,
-): Promise<{ tokens?: ReturnType<typeof tokenStats>; busy?: number; error?: string }> {
-  const dialect = target.engine.metrics;
-  if (dialect === undefined) {
-    return {};
-  }
-  const url = `${target.baseUrl}/metrics`;
-  try {
-    const reply = await request(url, {
-      method: 'GET',
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
-    });
-    if (reply.statusCode !== 200) {
-      await reply.body.dump();
-      return { error: `engine metrics (${url}): HTTP ${reply.statusCode}` };
-    }
-    let text = '';
-    for await (const chunk of reply.body) {
-      text += (chunk as Buffer).toString('utf8');
-      if (text.length > MAX_SCRAPE_BYTES) {
-        reply.body.destroy();
-        return { error: `engine metrics (${url}): reply larger than ${MAX_SCRAPE_BYTES} bytes` };
-      }
-    }
-    const samples = parsePrometheus(text);
-    const tokens = tokenStats(dialect, samples);
-    const busy = busyOf(dialect, samples);
-    return tokens === undefined
-      ? { error: `engine metrics (${url}): no ${dialect} series in the reply` }
-      : { tokens, ...(busy === undefined ? {} : { busy }) };
-  } catch (error) {
-    return { error: `engine metrics (${url}): ${(error as Error).message}` };
-  }
 }
 
 export class Sampler {
@@ -104,6 +60,7 @@ export class Sampler {
   private readonly gpus: () => Promise<GpuReading>;
   private readonly checkReady: typeof checkReadiness;
   private readonly engineSlots: typeof readEngineSlots;
+  private readonly counters: typeof readEngineCounters;
   /** The engine whose slots have been read (GUIDE D25: once per engine start). */
   private slotsOf: SampleTarget | undefined;
   /** Counts readiness answers from the fast poll; a tick's older answer never overwrites a newer one. */
@@ -115,6 +72,7 @@ export class Sampler {
     this.gpus = options.readGpus ?? (() => readGpus());
     this.checkReady = options.checkReadiness ?? checkReadiness;
     this.engineSlots = options.readEngineSlots ?? readEngineSlots;
+    this.counters = options.readEngineCounters ?? readEngineCounters;
     this.sleep =
       options.sleep ??
       ((ms) =>
@@ -188,7 +146,7 @@ export class Sampler {
     if (target === undefined) {
       return;
     }
-    const { tokens, busy, error } = await scrape(
+    const { tokens, busy, error } = await this.counters(
       target,
       await readKeyFile(target.keyFile),
       REFRESH_TIMEOUT_MS,
@@ -231,7 +189,7 @@ export class Sampler {
     const key = await readKeyFile(target.keyFile);
     const seen = this.readinessSeen;
     const [counters, ready, host] = await Promise.all([
-      scrape(target, key),
+      this.counters(target, key),
       this.checkReady(target.engine.health, target.baseUrl, key, READ_TIMEOUT_MS),
       this.readHost(),
     ]);
