@@ -12,7 +12,10 @@
  *
  * GUIDE D25: the engine's own slot count is asked once per engine start, as soon as it is ready
  * (before it is reported ready, so a ready engine already has its slots), and again at the next
- * tick only when that failed; each scrape's requests in flight become status's `busy`.
+ * tick only when that failed; each scrape's requests in flight become status's `busy`. The
+ * counters are read then too: the first tick runs as the engine starts, usually before it
+ * answers (a model takes seconds to load), so without that read a ready engine's `busy` stayed
+ * unknown (`?/4`) until the next tick, up to an interval later.
  */
 
 import type { EngineDefinition } from '../engines/engine-table.ts';
@@ -118,6 +121,7 @@ export class Sampler {
         );
         if (ready === 'ready') {
           await this.readSlots(target, key, READY_POLL_TIMEOUT_MS);
+          await this.readCounters(target, key, READY_POLL_TIMEOUT_MS);
         }
         if (this.target !== target) {
           return;
@@ -146,11 +150,16 @@ export class Sampler {
     if (target === undefined) {
       return;
     }
-    const { tokens, busy, error } = await this.counters(
-      target,
-      await readKeyFile(target.keyFile),
-      REFRESH_TIMEOUT_MS,
-    );
+    await this.readCounters(target, await readKeyFile(target.keyFile), REFRESH_TIMEOUT_MS);
+  }
+
+  /** One counter read into the record, unless the engine stopped being sampled meanwhile. */
+  private async readCounters(
+    target: SampleTarget,
+    key: string | undefined,
+    timeoutMs: number,
+  ): Promise<void> {
+    const { tokens, busy, error } = await this.counters(target, key, timeoutMs);
     if (this.target === target) {
       this.options.record.observeTokens(tokens, error, this.now(), busy);
     }
