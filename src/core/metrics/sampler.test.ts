@@ -203,3 +203,51 @@ describe('Sampler busy at readiness (GUIDE D25)', () => {
     expect(record.snapshot().tokensError).toBeUndefined();
   });
 });
+
+describe('Sampler counter readings in order (GUIDE D25)', () => {
+  it("never lets a tick's older counter reading overwrite the newer one read at readiness", async () => {
+    const record = new StateRecord();
+    record.started({ runner: 'llamacpp', startedAt: new Date(0), endpoint: { port: 1 } });
+    // The tick reads while the engine still loads (503); the readiness watch reads once it is up.
+    const counters = [
+      { error: 'engine metrics: HTTP 503' },
+      { tokens: { running: 0, counter: 0 }, busy: 0 },
+    ];
+    const readiness: ('ready' | 'not-ready')[] = ['not-ready', 'ready'];
+    let gpusRead: (value: { gpus: [] }) => void = () => undefined;
+    let watching: () => void = () => undefined;
+    const idle = new Promise<void>((resolve) => {
+      watching = resolve;
+    });
+    const sampler = new Sampler({
+      record,
+      intervalMs: 15_000,
+      // The tick's host read is slow, so it lands after the watch's counters.
+      readGpus: () =>
+        new Promise((resolve) => {
+          gpusRead = resolve;
+        }),
+      checkReadiness: () => Promise.resolve(readiness.shift() ?? 'ready'),
+      readEngineSlots: () => Promise.resolve(4),
+      readEngineCounters: () => Promise.resolve(counters.shift() ?? {}),
+      sleep: () => {
+        watching();
+        return new Promise<void>(() => undefined);
+      },
+    });
+    const target = { engine: ENGINES.llamacpp, baseUrl: 'http://127.0.0.1:1' };
+    (sampler as unknown as { target: unknown }).target = target;
+    const tick = sampler.tick();
+    void sampler.watchReadiness(target);
+    await idle;
+    expect(record.snapshot()).toMatchObject({ ready: 'ready', busy: 0 });
+    gpusRead({ gpus: [] });
+    await tick;
+    expect(statusOf(record.snapshot(), new Date(0), 'dev')).toMatchObject({
+      ready: 'ready',
+      slots: 4,
+      busy: 0,
+    });
+    sampler.end();
+  });
+});

@@ -21,7 +21,7 @@
 import type { EngineDefinition } from '../engines/engine-table.ts';
 import { readKeyFile } from '../fs/read-key-file.ts';
 import type { StateRecord } from '../state/record.ts';
-import { READ_TIMEOUT_MS, readEngineCounters } from './engine-counters.ts';
+import { type EngineCounters, READ_TIMEOUT_MS, readEngineCounters } from './engine-counters.ts';
 import { readEngineSlots } from './engine-slots.ts';
 import { type GpuReading, readGpus } from './gpu.ts';
 import { cpuPercent, type CpuTimes, readCpuTimes, readMemory } from './host.ts';
@@ -68,6 +68,8 @@ export class Sampler {
   private slotsOf: SampleTarget | undefined;
   /** Counts readiness answers from the fast poll; a tick's older answer never overwrites a newer one. */
   private readinessSeen = 0;
+  /** Counts counter readings stored: one is stored only if none was since it was asked for. */
+  private countersSeen = 0;
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: SamplerOptions) {
@@ -159,10 +161,24 @@ export class Sampler {
     key: string | undefined,
     timeoutMs: number,
   ): Promise<void> {
-    const { tokens, busy, error } = await this.counters(target, key, timeoutMs);
+    const seen = this.countersSeen;
+    const counters = await this.counters(target, key, timeoutMs);
     if (this.target === target) {
-      this.options.record.observeTokens(tokens, error, this.now(), busy);
+      this.observeCounters(seen, counters, this.now());
     }
+  }
+
+  /**
+   * A counter reading into the record, unless another was stored since this one was asked for:
+   * a tick's read that failed while the engine loaded, landing after its slow host reads, would
+   * otherwise erase the busy read at readiness (GUIDE D25).
+   */
+  private observeCounters(seen: number, counters: EngineCounters, at: Date): void {
+    if (seen !== this.countersSeen) {
+      return;
+    }
+    this.countersSeen += 1;
+    this.options.record.observeTokens(counters.tokens, counters.error, at, counters.busy);
   }
 
   /** The engine's own slot count into the record, unless this engine's was read already. */
@@ -197,6 +213,7 @@ export class Sampler {
     }
     const key = await readKeyFile(target.keyFile);
     const seen = this.readinessSeen;
+    const counted = this.countersSeen;
     const [counters, ready, host] = await Promise.all([
       this.counters(target, key),
       this.checkReady(target.engine.health, target.baseUrl, key, READ_TIMEOUT_MS),
@@ -210,7 +227,7 @@ export class Sampler {
     }
     const { record } = this.options;
     const at = this.now();
-    record.observeTokens(counters.tokens, counters.error, at, counters.busy);
+    this.observeCounters(counted, counters, at);
     if (seen === this.readinessSeen) {
       record.setReady(ready);
     }
