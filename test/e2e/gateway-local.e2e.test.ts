@@ -191,6 +191,19 @@ describe('local nodes', () => {
     expect(JSON.parse(status.stdout)).toMatchObject([
       { node: 'a', outcome: 'ok', status: { state: 'running', servedName: 'alpha' } },
     ]);
+    // GUIDE D25: once the engine is ready its busy is known as well as its slots, read as it
+    // turned ready rather than at the next sample tick (15 s here): BUSY reads 0/<slots>, not ?/….
+    const ready = await eventually(
+      () => runSvc(['fleet', 'status', '--json'], { cwd: upDir, env: fleetEnv }),
+      (run) => run.status !== 0 || /"ready": "ready"/.test(run.stdout),
+      'svc fleet status showing node a ready',
+    );
+    const [{ status: readyStatus }] = JSON.parse(ready.stdout) as [{ status: { slots: number } }];
+    const table = await runSvc(['fleet', 'status'], { cwd: upDir, env: fleetEnv });
+    const [header = '', row = ''] = table.stdout.split('\n');
+    const busyAt = header.indexOf('BUSY');
+    expect(busyAt).toBeGreaterThan(0);
+    expect(row.slice(busyAt).split(/ +/)[0]).toBe(`0/${String(readyStatus.slots)}`);
     // svc fleet logs reads the real engine's log through the gateway: once, and followed (-f).
     const logs = await eventually(
       () => runSvc(['fleet', 'logs', 'a'], { cwd: upDir, env: fleetEnv }),

@@ -12,26 +12,24 @@
  *
  * GUIDE D25: the engine's own slot count is asked once per engine start, as soon as it is ready
  * (before it is reported ready, so a ready engine already has its slots), and again at the next
- * tick only when that failed; each scrape's requests in flight become status's `busy`.
+ * tick only when that failed; each scrape's requests in flight become status's `busy`. The
+ * counters are read then too: the first tick runs as the engine starts, usually before it
+ * answers (a model takes seconds to load), so without that read a ready engine's `busy` stayed
+ * unknown (`?/4`) until the next tick, up to an interval later.
  */
-
-import { request } from 'undici';
 
 import type { EngineDefinition } from '../engines/engine-table.ts';
 import { readKeyFile } from '../fs/read-key-file.ts';
 import type { StateRecord } from '../state/record.ts';
-import { busyOf, tokenStats } from './engine-metrics.ts';
+import { type EngineCounters, READ_TIMEOUT_MS, readEngineCounters } from './engine-counters.ts';
 import { readEngineSlots } from './engine-slots.ts';
 import { type GpuReading, readGpus } from './gpu.ts';
 import { cpuPercent, type CpuTimes, readCpuTimes, readMemory } from './host.ts';
-import { parsePrometheus } from './prometheus.ts';
 import { checkReadiness } from './readiness.ts';
 
 export const DEFAULT_SAMPLE_INTERVAL_MS = 15_000;
-const READ_TIMEOUT_MS = 5_000;
 /** A metrics request waits at most this long for fresh counters, then answers with the last ones. */
 const REFRESH_TIMEOUT_MS = 2_000;
-const MAX_SCRAPE_BYTES = 1024 * 1024;
 /** Health-check cadence while running and not ready (at most 500 ms by design; a fifth of that here, cheap while loading). */
 export const READY_POLL_MS = 100;
 /** A health check while loading answers fast or not at all; this keeps the cadence. */
@@ -52,47 +50,8 @@ export interface SamplerOptions {
   readonly readGpus?: () => Promise<GpuReading>;
   readonly checkReadiness?: typeof checkReadiness;
   readonly readEngineSlots?: typeof readEngineSlots;
+  readonly readEngineCounters?: typeof readEngineCounters;
   readonly sleep?: (ms: number) => Promise<void>;
-}
-
-/** Scrapes the engine's Prometheus endpoint; returns the counters or why it could not. */
-async function scrape(
-  target: SampleTarget,
-  key: string | undefined,
-  timeoutMs = READ_TIMEOUT_MS,
-): Promise<{ tokens?: ReturnType<typeof tokenStats>; busy?: number; error?: string }> {
-  const dialect = target.engine.metrics;
-  if (dialect === undefined) {
-    return {};
-  }
-  const url = `${target.baseUrl}/metrics`;
-  try {
-    const reply = await request(url, {
-      method: 'GET',
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
-    });
-    if (reply.statusCode !== 200) {
-      await reply.body.dump();
-      return { error: `engine metrics (${url}): HTTP ${reply.statusCode}` };
-    }
-    let text = '';
-    for await (const chunk of reply.body) {
-      text += (chunk as Buffer).toString('utf8');
-      if (text.length > MAX_SCRAPE_BYTES) {
-        reply.body.destroy();
-        return { error: `engine metrics (${url}): reply larger than ${MAX_SCRAPE_BYTES} bytes` };
-      }
-    }
-    const samples = parsePrometheus(text);
-    const tokens = tokenStats(dialect, samples);
-    const busy = busyOf(dialect, samples);
-    return tokens === undefined
-      ? { error: `engine metrics (${url}): no ${dialect} series in the reply` }
-      : { tokens, ...(busy === undefined ? {} : { busy }) };
-  } catch (error) {
-    return { error: `engine metrics (${url}): ${(error as Error).message}` };
-  }
 }
 
 export class Sampler {
@@ -104,10 +63,13 @@ export class Sampler {
   private readonly gpus: () => Promise<GpuReading>;
   private readonly checkReady: typeof checkReadiness;
   private readonly engineSlots: typeof readEngineSlots;
+  private readonly counters: typeof readEngineCounters;
   /** The engine whose slots have been read (GUIDE D25: once per engine start). */
   private slotsOf: SampleTarget | undefined;
   /** Counts readiness answers from the fast poll; a tick's older answer never overwrites a newer one. */
   private readinessSeen = 0;
+  /** Counts counter readings stored: one is stored only if none was since it was asked for. */
+  private countersSeen = 0;
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: SamplerOptions) {
@@ -115,6 +77,7 @@ export class Sampler {
     this.gpus = options.readGpus ?? (() => readGpus());
     this.checkReady = options.checkReadiness ?? checkReadiness;
     this.engineSlots = options.readEngineSlots ?? readEngineSlots;
+    this.counters = options.readEngineCounters ?? readEngineCounters;
     this.sleep =
       options.sleep ??
       ((ms) =>
@@ -160,6 +123,7 @@ export class Sampler {
         );
         if (ready === 'ready') {
           await this.readSlots(target, key, READY_POLL_TIMEOUT_MS);
+          await this.readCounters(target, key, READY_POLL_TIMEOUT_MS);
         }
         if (this.target !== target) {
           return;
@@ -188,14 +152,33 @@ export class Sampler {
     if (target === undefined) {
       return;
     }
-    const { tokens, busy, error } = await scrape(
-      target,
-      await readKeyFile(target.keyFile),
-      REFRESH_TIMEOUT_MS,
-    );
+    await this.readCounters(target, await readKeyFile(target.keyFile), REFRESH_TIMEOUT_MS);
+  }
+
+  /** One counter read into the record, unless the engine stopped being sampled meanwhile. */
+  private async readCounters(
+    target: SampleTarget,
+    key: string | undefined,
+    timeoutMs: number,
+  ): Promise<void> {
+    const seen = this.countersSeen;
+    const counters = await this.counters(target, key, timeoutMs);
     if (this.target === target) {
-      this.options.record.observeTokens(tokens, error, this.now(), busy);
+      this.observeCounters(seen, counters, this.now());
     }
+  }
+
+  /**
+   * A counter reading into the record, unless another was stored since this one was asked for:
+   * a tick's read that failed while the engine loaded, landing after its slow host reads, would
+   * otherwise erase the busy read at readiness (GUIDE D25).
+   */
+  private observeCounters(seen: number, counters: EngineCounters, at: Date): void {
+    if (seen !== this.countersSeen) {
+      return;
+    }
+    this.countersSeen += 1;
+    this.options.record.observeTokens(counters.tokens, counters.error, at, counters.busy);
   }
 
   /** The engine's own slot count into the record, unless this engine's was read already. */
@@ -230,8 +213,9 @@ export class Sampler {
     }
     const key = await readKeyFile(target.keyFile);
     const seen = this.readinessSeen;
+    const counted = this.countersSeen;
     const [counters, ready, host] = await Promise.all([
-      scrape(target, key),
+      this.counters(target, key),
       this.checkReady(target.engine.health, target.baseUrl, key, READ_TIMEOUT_MS),
       this.readHost(),
     ]);
@@ -243,7 +227,7 @@ export class Sampler {
     }
     const { record } = this.options;
     const at = this.now();
-    record.observeTokens(counters.tokens, counters.error, at, counters.busy);
+    this.observeCounters(counted, counters, at);
     if (seen === this.readinessSeen) {
       record.setReady(ready);
     }

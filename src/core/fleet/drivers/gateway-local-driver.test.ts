@@ -51,6 +51,41 @@ describe('a local node through its gateway', () => {
     expect(calls).toEqual(['GET /v1/fleet gw-token']);
   });
 
+  it("keeps a running entry's capacity and activity, and leaves the gateway's scheduling facts out", async () => {
+    const { driver: d } = driver({
+      'GET /v1/fleet': {
+        nodes: [
+          {
+            name: 'a',
+            kind: 'local',
+            group: 'gpu',
+            state: 'running',
+            servedName: 'alpha',
+            ready: 'ready',
+            lastActiveAt: '2026-11-26T02:00:00.000Z',
+            slots: 4,
+            busy: 0,
+            inFlight: 0,
+            idleStopAt: '2026-11-26T02:10:00.000Z',
+          },
+        ],
+      },
+    });
+    // GUIDE D25, D26: busy and slots are the node's; group, inFlight and idleStopAt are the fleet
+    // file's and the gateway's, which svc fleet status reads beside the node (gateway-readout.ts).
+    expect(await d.status(localNode('a'))).toEqual({
+      ok: true,
+      value: {
+        state: 'running',
+        servedName: 'alpha',
+        ready: 'ready',
+        lastActiveAt: '2026-11-26T02:00:00.000Z',
+        slots: 4,
+        busy: 0,
+      },
+    });
+  });
+
   it('reports a node the gateway does not list, or lists as failed, as a failure', async () => {
     const { driver: d } = driver({
       'GET /v1/fleet': { nodes: [{ name: 'b', kind: 'local', state: 'failed', detail: 'boom' }] },

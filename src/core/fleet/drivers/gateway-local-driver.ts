@@ -27,6 +27,9 @@ interface FleetEntry extends Omit<NodeStatus, 'version'> {
   readonly kind?: string;
   readonly tags?: unknown;
   readonly wakeableModel?: string;
+  readonly group?: unknown;
+  readonly inFlight?: unknown;
+  readonly idleStopAt?: unknown;
 }
 
 export type GatewayCall = <T>(
@@ -181,7 +184,18 @@ function entryStatus(node: LocalNode, entry: FleetEntry | undefined): NodeReply<
   if (entry.detail !== undefined) {
     return { ok: false, outcome: 'failed', detail: entry.detail };
   }
-  // The entry's fleet facts (kind, tags, what a wake would start) are not the node's status.
-  const { name: _name, kind: _kind, tags: _tags, wakeableModel: _wakeable, ...status } = entry;
+  // The entry's fleet facts (kind, tags, what a wake would start, its group) and the gateway's
+  // own (its requests on the node, its idle stop; GUIDE D25, D26) are not the node's status:
+  // svc fleet status reads those beside the node, as it does for a daemon's.
+  const {
+    name: _name,
+    kind: _kind,
+    tags: _tags,
+    wakeableModel: _wakeable,
+    group: _group,
+    inFlight: _inFlight,
+    idleStopAt: _idleStopAt,
+    ...status
+  } = entry;
   return { ok: true, value: status };
 }
