@@ -12,7 +12,7 @@ import { aliasTarget, readAliases } from '../../project/aliases.ts';
 import { deployConfigFromSpec } from '../../project/deploy-config-from-project.ts';
 import { unwrap } from '../../project/diagnostics.ts';
 import { originOf } from '../../project/load.ts';
-import { type OpenedProject, openProject } from '../../project/open-project.ts';
+import { openProject } from '../../project/open-project.ts';
 import type { NodeSource } from '../drivers/node-driver.ts';
 import {
   type Fleet,
@@ -76,11 +76,16 @@ async function sourceOf(fleet: Fleet, node: FleetNode, configDir: string): Promi
   );
 }
 
-async function openNodeSource(
+/**
+ * A local node's source (GUIDE D27): its deploy config and the environment `svc serve` would run
+ * the engine with from the same Svcfile, computed by the same code (openProject: `context.env`,
+ * then the `.env` beside the Svcfile for what that leaves unset or empty, then its ENV lines).
+ */
+export async function localNodeSource(
   fleet: Fleet,
   node: FleetNode,
   context: { configDir: string; env: Variables },
-): Promise<{ source: string; opened: OpenedProject }> {
+): Promise<NodeSource> {
   const source = await sourceOf(fleet, node, context.configDir);
   const opened = await openProject(source, {
     cwd: dirname(fleet.path),
@@ -88,7 +93,7 @@ async function openNodeSource(
     aliases: () => readAliases(context.configDir),
     supervised: true,
   });
-  return { source, opened };
+  return { source, config: unwrap(deployConfigFromSpec(opened.spec, source)), env: opened.env };
 }
 
 /**
@@ -101,26 +106,8 @@ export async function nodeSourceConfig(
   node: FleetNode,
   context: { configDir: string; env: Variables },
 ): Promise<NodeSource> {
-  const { source, opened } = await openNodeSource(fleet, node, context);
-  return { source, config: unwrap(deployConfigFromSpec(opened.spec, source)) };
-}
-
-/**
- * A local node's source (GUIDE D27): its deploy config and the environment `svc serve` would run
- * the engine with from the same Svcfile, computed by the same code (openProject: `context.env`,
- * then the `.env` beside the Svcfile for what that leaves unset or empty, then its ENV lines).
- */
-export async function localNodeSource(
-  fleet: Fleet,
-  node: FleetNode,
-  context: { configDir: string; env: Variables },
-): Promise<NodeSource> {
-  const { source, opened } = await openNodeSource(fleet, node, context);
-  return {
-    source,
-    config: unwrap(deployConfigFromSpec(opened.spec, source)),
-    env: opened.env,
-  };
+  const { source, config } = await localNodeSource(fleet, node, context);
+  return { source, config };
 }
 
 /** Why a node has no usable Svcfile source (none named, or the one named is not there), if so. */
