@@ -11,6 +11,15 @@ const agent = new Agent({ connections: 256, keepAliveTimeout: 10_000 });
 const chat = (model: string, extra: Record<string, unknown> = {}): string =>
   JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1, ...extra });
 
+/** One chat completion POST on the shared agent. */
+const complete = (url: string, body: string): ReturnType<typeof request> =>
+  request(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    dispatcher: agent,
+  });
+
 export interface Makespan {
   readonly ms: number;
   /** Replies by HTTP status. */
@@ -33,12 +42,7 @@ export async function makespan(
     while (next < total) {
       next += 1;
       try {
-        const reply = await request(`${url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: chat(model),
-          dispatcher: agent,
-        });
+        const reply = await complete(url, chat(model));
         await reply.body.dump();
         const port = String(reply.headers['x-fake-engine-port'] ?? 'none');
         statuses[reply.statusCode] = (statuses[reply.statusCode] ?? 0) + 1;
@@ -77,12 +81,7 @@ export async function burst(url: string, model: string, count: number): Promise<
   const started = performance.now();
   const one = async (): Promise<void> => {
     try {
-      const reply = await request(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: chat(model),
-        dispatcher: agent,
-      });
+      const reply = await complete(url, chat(model));
       const text = await reply.body.text();
       if (reply.statusCode === 200) {
         firstOkMs = Number.isNaN(firstOkMs) ? performance.now() - started : firstOkMs;
@@ -148,12 +147,10 @@ export async function sessions(
     ];
     for (let turn = 1; turn <= turns; turn += 1) {
       messages.push({ role: 'user', content: `Step ${turn}: read file ${index}-${turn}.ts next.` });
-      const reply = await request(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model, messages, max_tokens: 8, temperature: 0 }),
-        dispatcher: agent,
-      });
+      const reply = await complete(
+        url,
+        JSON.stringify({ model, messages, max_tokens: 8, temperature: 0 }),
+      );
       const body = (await reply.body.json()) as {
         choices?: { message?: { content?: string } }[];
         timings?: { cache_n?: number; prompt_n?: number };
@@ -182,12 +179,7 @@ export async function firstByte(
   model: string,
 ): Promise<{ ms: number; dataMs: number; status: number }> {
   const started = performance.now();
-  const reply = await request(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: chat(model, { stream: true, max_tokens: 2 }),
-    dispatcher: agent,
-  });
+  const reply = await complete(url, chat(model, { stream: true, max_tokens: 2 }));
   let ms = Number.NaN;
   let dataMs = Number.NaN;
   let text = '';
