@@ -34,14 +34,84 @@ const commandRunsCommand = {
 /** Folders that are pure: values in, values out, the clock as an argument (GUIDE "Shape of the code"). */
 const pureFolders = ['src/core/fleet/file', 'src/core/fleet/routing', 'src/core/fleet/scheduling'];
 
-/** Node kinds' drivers (GUIDE D21): only the by-kind table builds them; everyone else sees NodeDriver. */
+/**
+ * What a pure folder may import besides the pure folders themselves: an allow-list, so a new
+ * module that reads files or calls nodes is refused until someone decides it is pure. Each is
+ * values in, values out (types and schemas, error classes, name and duration helpers); the
+ * snapshot module is imported for its types only.
+ */
+const pureImports = [
+  './core/closest-name.ts',
+  './core/contract',
+  './core/duration.ts',
+  './core/errors.ts',
+  './core/http/cors.ts',
+  './core/http/gateway-error.ts',
+  './core/project/diagnostics.ts',
+  './core/remote/names.ts',
+  './core/fleet/state/node-snapshot.ts',
+];
+
+/**
+ * Packages a pure folder may use: the YAML parser (fleet-file text → values) and node:crypto for
+ * its hashes alone (pureCryptoNames): a hash is a function of its input, a random byte is not.
+ */
+const purePackages = ['yaml', 'node:crypto'];
+const pureCryptoNames = ['createHash'];
+
+/**
+ * Node kinds' drivers (GUIDE D21): only the by-kind table builds them; everyone else sees
+ * NodeDriver. Importers are whole paths, so a file of the same name elsewhere gains nothing.
+ */
+const driversDir = 'src/core/fleet/drivers';
 const concreteDrivers = [
-  { module: 'daemon-driver', importers: ['by-kind', 'daemon-driver.test'] },
-  { module: 'remote-driver', importers: ['by-kind', 'remote-driver.test'] },
-  { module: 'local-driver', importers: ['by-kind', 'local-driver.test'] },
-  { module: 'gateway-local-driver', importers: ['by-kind', 'gateway-local-driver.test'] },
+  { module: 'daemon-driver', importers: ['by-kind.ts', 'daemon-driver.test.ts'] },
+  { module: 'remote-driver', importers: ['by-kind.ts', 'remote-driver.test.ts'] },
+  { module: 'local-driver', importers: ['by-kind.ts', 'local-driver.test.ts'] },
+  { module: 'gateway-local-driver', importers: ['by-kind.ts', 'gateway-local-driver.test.ts'] },
   // The daemon's control-API client is the daemon driver's own half.
-  { module: 'node-client', importers: ['daemon-driver', 'node-client.test'] },
+  { module: 'node-client', importers: ['daemon-driver.ts', 'node-client.test.ts'] },
+];
+
+/** The refusal of one concrete driver, as a no-restricted-imports pattern. */
+const driverPattern = (module) => ({
+  regex: `(^|/)${module}\\.ts$`,
+  message: `GUIDE D21: only ${driversDir}/by-kind.ts builds a kind's driver (${module}); use the NodeDriver interface.`,
+});
+
+/**
+ * A rule's options in flat config are per file, not merged: every file but the named importers
+ * gets all the refusals in one block, and each importer a block of its own refusing the rest.
+ */
+const importerPaths = [
+  ...new Set(
+    concreteDrivers.flatMap(({ importers }) => importers.map((f) => `${driversDir}/${f}`)),
+  ),
+];
+const driverBlocks = [
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    ignores: importerPaths,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: concreteDrivers.map(({ module }) => driverPattern(module)) },
+      ],
+    },
+  },
+  ...importerPaths.map((path) => ({
+    files: [path],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: concreteDrivers
+            .filter(({ importers }) => !importers.some((f) => `${driversDir}/${f}` === path))
+            .map(({ module }) => driverPattern(module)),
+        },
+      ],
+    },
+  })),
 ];
 
 const layoutZones = [
@@ -63,14 +133,6 @@ const layoutZones = [
     message:
       'Only src/cli.ts reads the command table; a command module imports src/core/command.ts.',
   },
-  ...concreteDrivers.map(({ module, importers }) => ({
-    target: ['./src/**/*.ts', './test/**/*.ts'].map((glob) =>
-      glob.replace('*.ts', `!(${importers.join('|')}).ts`),
-    ),
-    from: `./src/core/fleet/drivers/${module}.ts`,
-    message:
-      "GUIDE D21: only the by-kind table (core/fleet/drivers/by-kind.ts) builds a kind's driver; use the NodeDriver interface.",
-  })),
   {
     // The relay streams bytes between a client and an engine: it knows the wire contract and HTTP,
     // and nothing of fleets, routing or commands. core/duration.ts is a pure formatter its 504
@@ -81,16 +143,60 @@ const layoutZones = [
     message: 'The relay imports only src/core/contract and src/core/http (and its own folder).',
   },
   {
-    target: pureFolders.map((folder) => `./${folder}`),
-    from: ['./src/core/fleet/load', './src/core/fleet/drivers'],
-    message: 'A pure folder reaches no module that reads files or calls nodes.',
+    // Modules, not their tests: a pure folder's tests may read fixtures and docs.
+    target: pureFolders.map((folder) => `./${folder}/**/!(*.test).ts`),
+    from: './src',
+    except: [...pureFolders.map((folder) => `./${folder.slice('src/'.length)}`), ...pureImports],
+    message:
+      'A pure folder imports only pure modules (eslint.config.js pureImports): take what it reads as an argument.',
+  },
+  {
+    // The product never reaches into what measures, builds or tests it.
+    target: './src/**/!(*.test).ts',
+    from: ['./bench', './scripts', './test'],
+    message: 'src/ imports nothing from bench/, scripts/ or test/.',
+  },
+  {
+    target: ['./test', './scripts'],
+    from: './bench',
+    message: 'Nothing imports the benchmarks: share through test/support or src/core.',
+  },
+  {
+    target: ['./test', './bench'],
+    from: './scripts',
+    message: 'Nothing imports a script: share through test/support or src/core.',
+  },
+  {
+    // Scripts (build, OpenAPI, the demo) drive the product through src/core, as a command does.
+    target: './scripts',
+    from: './src',
+    except: ['./core'],
+    message:
+      'scripts/ imports only src/core (and test/support): run a command, do not reach into one.',
+  },
+  {
+    // Benchmarks drive the built svc; the one module they load in-process is the gateway's
+    // metrics recorder, whose cost per request they measure alone.
+    target: './bench',
+    from: './src',
+    except: ['./core', './gateway/metrics/gateway-metrics.ts'],
+    message:
+      'bench/ imports only src/core and the gateway metrics recorder: measure the built svc.',
   },
 ];
 
-/** Modules that do I/O, refused in pure folders (their `node:` and bare forms, and subpaths). */
-const ioModules = ['fs', 'net', 'child_process', 'http', 'https', 'tls', 'dgram', 'undici'];
-
 const clockMessage = 'A pure folder takes the clock as an argument (`now`), never reads it.';
+const randomMessage =
+  'A pure folder is deterministic: take randomness as an argument (a seed or a chooser).';
+const timerGlobals = [
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'queueMicrotask',
+  'clearTimeout',
+  'clearInterval',
+  'clearImmediate',
+];
 
 const processExit = {
   object: 'process',
@@ -149,6 +255,7 @@ export default tseslint.config(
     files: ['src/core/logger.ts', 'src/core/view/terminal.ts'],
     rules: { 'no-console': 'off' },
   },
+  ...driverBlocks,
   {
     files: pureFolders.map((folder) => `${folder}/**/*.ts`),
     // Their tests may read fixtures and docs; the modules themselves may not.
@@ -157,16 +264,18 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: ioModules.flatMap((name) =>
-            [name, `node:${name}`].map((path) => ({
-              name: path,
-              message: `A pure folder does no I/O (${path}): take what it reads as an argument.`,
-            })),
-          ),
+          paths: [
+            {
+              name: 'node:crypto',
+              allowImportNames: pureCryptoNames,
+              message: `A pure folder uses node:crypto for ${pureCryptoNames.join(', ')} only: take randomness as an argument.`,
+            },
+          ],
           patterns: [
             {
-              group: ioModules.flatMap((name) => [`${name}/*`, `node:${name}/*`]),
-              message: 'A pure folder does no I/O: take what it reads as an argument.',
+              // An allow-list: relative modules (checked by the layout zone) and purePackages.
+              regex: `^(?!\\.|(${purePackages.join('|')})$)`,
+              message: `A pure folder does no I/O and imports no package but ${purePackages.join(', ')}: take what it reads as an argument.`,
             },
           ],
         },
@@ -177,6 +286,9 @@ export default tseslint.config(
         { object: 'Date', property: 'now', message: clockMessage },
         { object: 'performance', property: 'now', message: clockMessage },
         { object: 'process', property: 'hrtime', message: clockMessage },
+        { object: 'Math', property: 'random', message: randomMessage },
+        { object: 'crypto', property: 'randomUUID', message: randomMessage },
+        { object: 'crypto', property: 'getRandomValues', message: randomMessage },
       ],
       'no-restricted-syntax': [
         'error',
@@ -185,12 +297,28 @@ export default tseslint.config(
           message: clockMessage,
         },
         { selector: "CallExpression[callee.name='Date']", message: clockMessage },
+        {
+          // `import('node:fs')` is an import too.
+          selector: 'ImportExpression',
+          message: 'A pure folder loads no module at run time.',
+        },
       ],
       'no-restricted-globals': [
         'error',
+        // globalThis reaches every other global by another name (globalThis.Date.now()).
+        { name: 'globalThis', message: 'A pure folder reads no global by another name.' },
+        { name: 'global', message: 'A pure folder reads no global by another name.' },
+        {
+          name: 'process',
+          message: 'A pure folder reads no process state: take it as an argument.',
+        },
         { name: 'performance', message: clockMessage },
-        { name: 'setTimeout', message: 'A pure folder schedules nothing: its caller does.' },
-        { name: 'setInterval', message: 'A pure folder schedules nothing: its caller does.' },
+        { name: 'fetch', message: 'A pure folder calls nothing: its caller does.' },
+        { name: 'require', message: 'A pure folder loads no module at run time.' },
+        ...timerGlobals.map((name) => ({
+          name,
+          message: 'A pure folder schedules nothing: its caller does.',
+        })),
       ],
     },
   },
