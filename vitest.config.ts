@@ -21,7 +21,7 @@ export default defineConfig({
           include: ['test/e2e/**/*.e2e.test.ts'],
           environment: 'node',
           // Installs the test engine and tmux, or stops at once naming what is missing.
-          globalSetup: ['test/support/e2e-prerequisites.ts'],
+          globalSetup: ['test/support/prerequisites/e2e-prerequisites.ts'],
           pool: 'forks',
           fileParallelism: false,
           // Roomy: real engines on a loaded 2-core machine; each test waits for readiness itself.

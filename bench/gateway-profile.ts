@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Pool } from 'undici';
 
-import { writeTinyModel } from '../test/support/tiny-model.ts';
+import { writeTinyModel } from '../test/support/models/tiny-model.ts';
 import { startBenchPaths } from './gateway-paths.ts';
 import { readProfile } from './profile-summary.ts';
 

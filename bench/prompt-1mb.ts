@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Pool } from 'undici';
 
-import { writeTinyModel } from '../test/support/tiny-model.ts';
+import { writeTinyModel } from '../test/support/models/tiny-model.ts';
 import { startBenchPaths } from './gateway-paths.ts';
 
 const repoRoot = process.cwd();

@@ -9,16 +9,16 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { writeTinyModel } from '../test/support/tiny-model.ts';
-import { benchFleet, type FleetFigures } from './fleet.ts';
+import { writeTinyModel } from '../test/support/models/tiny-model.ts';
+import { benchFleet, type FleetFigures } from './fleet/fleet.ts';
 import { benchGateway } from './gateway.ts';
 import { gatewayReport } from './gateway-report.ts';
 import { benchLocal } from './local.ts';
 import { localReport } from './local-report.ts';
 import { benchRecordCost } from './metrics-record.ts';
 import { benchSamplerCost } from './sampler-cost.ts';
-import { benchScheduler, type Build } from './scheduler.ts';
-import { schedulerReport } from './scheduler-report.ts';
+import { benchScheduler, type Build } from './scheduler/scheduler.ts';
+import { schedulerReport } from './scheduler/scheduler-report.ts';
 import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
 import { benchWake } from './wake.ts';
@@ -158,8 +158,8 @@ async function fleetSection(): Promise<string> {
   );
   return [
     `Measured ${machine()}, load average ${loadavg()[0]?.toFixed(1) ?? '?'} at the end (other work shares this machine). The built gateway under \`ulimit -n 1024\` in front of a simulated fleet in one`,
-    'other process (bench/fake-fleet.ts: fake daemon control APIs on 127.0.0.1 ports) whose nodes point at 4 fake OpenAI',
-    'engines in a third process every fleet of the run shares (bench/fake-engines.ts);',
+    'other process (bench/fleet/fake-fleet.ts: fake daemon control APIs on 127.0.0.1 ports) whose nodes point at 4 fake OpenAI',
+    'engines in a third process every fleet of the run shares (bench/fleet/fake-engines.ts);',
     `cold = the first call after start-up (one sample); warm = sequential calls after it; routed = ${bench.completions}`,
     'sequential non-streaming completions (one every 10 ms after 50 unmeasured) cycling over 4 models, then the same with a node that accepts and',
     'never answers first in the fleet file. Status/s counts calls answered at the nodes during the traffic.',

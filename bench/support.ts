@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
-export { freePort } from '../test/support/net.ts';
+export { freePort } from '../test/support/http/net.ts';
 
 /** Resolves with the first match of `pattern` in the child's output; rejects if it exits first. */
 export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {

@@ -17,8 +17,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { freePort } from '../test/support/net.ts';
-import { writeTinyModel } from '../test/support/tiny-model.ts';
+import { freePort } from '../test/support/http/net.ts';
+import { writeTinyModel } from '../test/support/models/tiny-model.ts';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 const demo = resolve(process.env['SVC_DEMO_DIR'] || join(root, '.cache', 'demo'));

@@ -16,7 +16,7 @@ import {
   importCycles,
   importGraph,
   readModules,
-} from '../test/support/import-graph.ts';
+} from '../test/support/layout/import-graph.ts';
 
 const ROOT = join(fileURLToPath(import.meta.url), '../..');
 const MAX_LINES = 300;

@@ -106,7 +106,7 @@ const probes: readonly Probe[] = [
   {
     name: 'product code importing test support',
     path: 'src/core/probe.ts',
-    code: "import * as net from '../../test/support/net.ts';\nexport const f = net;\n",
+    code: "import * as net from '../../test/support/http/net.ts';\nexport const f = net;\n",
     rule: 'import/no-restricted-paths',
   },
 ];

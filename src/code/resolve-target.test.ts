@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode, remoteNode } from '../../test/support/fleet-node.ts';
+import { daemonNode, remoteNode } from '../../test/support/project-files/fleet-node.ts';
 import type { StatusResponse } from '../core/contract/schemas.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';

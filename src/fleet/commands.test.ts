@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../test/support/fleet-node.ts';
+import { daemonNode } from '../../test/support/project-files/fleet-node.ts';
 import type { DeployConfig, StatusResponse } from '../core/contract/schemas.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';

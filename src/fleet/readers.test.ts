@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../test/support/fleet-node.ts';
+import { daemonNode } from '../../test/support/project-files/fleet-node.ts';
 import type { LogsResponse, StatusResponse } from '../core/contract/schemas.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
 import {

@@ -7,7 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { engineCommandOf, planWith, yamlLines } from '../../test/support/import-plan.ts';
+import {
+  engineCommandOf,
+  planWith,
+  yamlLines,
+} from '../../test/support/project-files/import-plan.ts';
 import { splitCommand } from './command-line.ts';
 
 interface PoolFlag {

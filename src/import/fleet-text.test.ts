@@ -7,15 +7,15 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { asLocal } from '../../test/support/fleet-node.ts';
-import { parsed as parsedFleet } from '../../test/support/fleet-text.ts';
+import { asLocal } from '../../test/support/project-files/fleet-node.ts';
+import { parsed as parsedFleet } from '../../test/support/project-files/fleet-text.ts';
 import {
   fileText,
   importProblems,
   lossesOf,
   plan,
   yamlLines,
-} from '../../test/support/import-plan.ts';
+} from '../../test/support/project-files/import-plan.ts';
 import { durationOf } from './fleet-text.ts';
 
 const model = (id: string, ...extra: string[]): string[] => [

@@ -14,7 +14,7 @@ import {
   plan,
   planWith,
   yamlLines,
-} from '../../test/support/import-plan.ts';
+} from '../../test/support/project-files/import-plan.ts';
 import { unwrap } from '../core/project/diagnostics.ts';
 import { parseSvcfile } from '../core/project/parse.ts';
 import { parsePreset } from '../core/project/preset.ts';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { asRemote } from '../../test/support/fleet-node.ts';
+import { asRemote } from '../../test/support/project-files/fleet-node.ts';
 import { parseFleet } from '../core/fleet/file/fleet-file.ts';
 import { ControlPlane } from '../core/remote/control-plane.ts';
 import type { CallInput } from '../core/remote/transport.ts';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { REPO_ROOT } from '../support/engines.ts';
-import { runToEnd } from '../support/processes.ts';
+import { REPO_ROOT } from '../support/prerequisites/engines.ts';
+import { runToEnd } from '../support/processes/processes.ts';
 
 const SVC = join(REPO_ROOT, 'dist', 'cli.js');
 

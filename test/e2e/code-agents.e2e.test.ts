@@ -11,20 +11,20 @@ import { dirname, join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
-import { testPath } from '../support/engines.ts';
-import { eventually } from '../support/eventually.ts';
-import { FAKE_AGENT_DIR, readAgentRecord } from '../support/fake-agent.ts';
+import { FAKE_AGENT_DIR, readAgentRecord } from '../support/fakes/fake-agent.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { testPath } from '../support/prerequisites/engines.ts';
+import { alive } from '../support/processes/process-tree.ts';
+import { startTmux } from '../support/screens/tmux.ts';
+import { freePort, startTestDaemon, type TestDaemon } from '../support/svc/daemon.ts';
 import {
   ENGINE_KEY,
   GATEWAY_TOKEN,
   NODE_TOKEN,
   startTestGateway,
-} from '../support/gateway-fleet.ts';
-import { alive } from '../support/process-tree.ts';
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
-import { startTmux } from '../support/tmux.ts';
+} from '../support/svc/gateway-fleet.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 interface Fleet {
   dir: string;

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { runSvcCode, startAgentFleet } from '../support/agent-fleet.ts';
-import { REPO_ROOT, testPath } from '../support/engines.ts';
-import { GATEWAY_TOKEN } from '../support/gateway-fleet.ts';
-import { tempDir } from '../support/svc.ts';
+import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
+import { runSvcCode, startAgentFleet } from '../support/svc/agent-fleet.ts';
+import { GATEWAY_TOKEN } from '../support/svc/gateway-fleet.ts';
+import { tempDir } from '../support/svc/svc.ts';
 
 const OPENCODE_BIN = join(REPO_ROOT, 'node_modules', '.bin');
 

@@ -9,15 +9,15 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { endSharedByFile, sharedByFile } from '../support/cleanup.ts';
 import {
   type ControlPlaneSimulator,
   FAKE_AWS,
   fakeAwsEnv,
   startControlPlane,
-} from '../support/control-plane.ts';
-import { runSvc, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/fakes/control-plane.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
 
 const ENGINE_KEY = 'engine-key-code-remote-5d2e';
 const SECRETS = [ENGINE_KEY, FAKE_AWS.AWS_SECRET_ACCESS_KEY, FAKE_AWS.AWS_ACCESS_KEY_ID];

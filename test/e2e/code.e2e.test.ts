@@ -10,18 +10,18 @@ import { dirname, join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { FAKE_BIN_DIR, freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
-import { testPath } from '../support/engines.ts';
-import { FAKE_AGENT_DIR, opencodeConfigOf, readAgentRecord } from '../support/fake-agent.ts';
+import { FAKE_AGENT_DIR, opencodeConfigOf, readAgentRecord } from '../support/fakes/fake-agent.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { testPath } from '../support/prerequisites/engines.ts';
+import { startProcess, type TestProcess } from '../support/processes/processes.ts';
+import { FAKE_BIN_DIR, freePort, startTestDaemon, type TestDaemon } from '../support/svc/daemon.ts';
 import {
   ENGINE_KEY,
   GATEWAY_TOKEN,
   NODE_TOKEN,
   startTestGateway,
-} from '../support/gateway-fleet.ts';
-import { startProcess, type TestProcess } from '../support/processes.ts';
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/svc/gateway-fleet.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
 
 interface Setup {
   dir: string;

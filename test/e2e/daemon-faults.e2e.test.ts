@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { REPO_ROOT } from '../support/prerequisites/engines.ts';
 import {
   alive,
   FAKE_BIN_DIR,
@@ -16,10 +17,9 @@ import {
   recordOutput,
   startTestDaemon,
   transcript,
-} from '../support/daemon.ts';
-import { REPO_ROOT } from '../support/engines.ts';
-import { eventually } from '../support/eventually.ts';
-import { tempDir } from '../support/svc.ts';
+} from '../support/svc/daemon.ts';
+import { tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const KEY = 'fault-engine-key-44c1';
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { FAKE_BIN_DIR, freePort, startTestDaemon } from '../support/daemon.ts';
-import { tempDir } from '../support/svc.ts';
+import { FAKE_BIN_DIR, freePort, startTestDaemon } from '../support/svc/daemon.ts';
+import { tempDir } from '../support/svc/svc.ts';
 
 const KEY = 'refusals-engine-key-5c2e';
 

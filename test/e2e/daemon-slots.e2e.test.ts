@@ -9,12 +9,12 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { endSharedByFile, sharedByFile } from '../support/cleanup.ts';
-import { freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
-import { eventually } from '../support/eventually.ts';
-import { ENGINE_KEY, NODE_TOKEN } from '../support/gateway-fleet.ts';
-import { runSvc, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import { freePort, startTestDaemon, type TestDaemon } from '../support/svc/daemon.ts';
+import { ENGINE_KEY, NODE_TOKEN } from '../support/svc/gateway-fleet.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 let node: TestDaemon;
 let engineUrl: string;

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { writeTinyModel } from '../support/models/tiny-model.ts';
 import {
   alive,
   FAKE_BIN_DIR,
@@ -19,10 +20,9 @@ import {
   startTestDaemon,
   type TestDaemon,
   transcript,
-} from '../support/daemon.ts';
-import { eventually } from '../support/eventually.ts';
-import { tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/svc/daemon.ts';
+import { tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const TOKEN = 'supervision-api-token-5e21';
 const KEY = 'supervision-engine-key-77aa';

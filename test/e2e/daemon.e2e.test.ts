@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { writeTinyModel } from '../support/models/tiny-model.ts';
 import {
   alive,
   freePort,
@@ -17,10 +18,9 @@ import {
   type TestDaemon,
   transcript,
   waitForStatus,
-} from '../support/daemon.ts';
-import { eventually } from '../support/eventually.ts';
-import { runSvc, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/svc/daemon.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const TOKEN = 'test-api-token-5b1f0c9e';
 const KEY = 'test-engine-key-9d8c7b6a';

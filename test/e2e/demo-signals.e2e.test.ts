@@ -8,10 +8,10 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { REPO_ROOT, testPath } from '../support/engines.ts';
-import { alive, killSurvivorsAfterTest, processTree } from '../support/process-tree.ts';
-import { startProcess } from '../support/processes.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
+import { alive, killSurvivorsAfterTest, processTree } from '../support/processes/process-tree.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { tempDir } from '../support/processes/temp-dir.ts';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 

@@ -19,18 +19,18 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { expectOpencodeOnGateway } from '../support/agent-on-gateway.ts';
-import { consoleBlocks, ConsoleSession } from '../support/console-examples.ts';
-import { checkout, linesOf, startDemo } from '../support/docs-checkout.ts';
-import { REPO_ROOT, testPath } from '../support/engines.ts';
-import { eventually } from '../support/eventually.ts';
-import { FAKE_AGENT_DIR } from '../support/fake-agent.ts';
-import { freePort } from '../support/net.ts';
-import { enginesServing, GATEWAY_MD, ONE_BOX, oneBox } from '../support/one-box.ts';
-import { killSurvivorsAfterTest } from '../support/process-tree.ts';
-import { runSvc, tempDir } from '../support/svc.ts';
-import { svcfileExamples } from '../support/svcfile-examples.ts';
-import { threeNodeFleet } from '../support/three-node-fleet.ts';
+import { consoleBlocks, ConsoleSession } from '../support/docs-examples/console-examples.ts';
+import { checkout, linesOf, startDemo } from '../support/docs-examples/docs-checkout.ts';
+import { enginesServing, GATEWAY_MD, ONE_BOX, oneBox } from '../support/docs-examples/one-box.ts';
+import { svcfileExamples } from '../support/docs-examples/svcfile-examples.ts';
+import { expectOpencodeOnGateway } from '../support/fakes/agent-on-gateway.ts';
+import { FAKE_AGENT_DIR } from '../support/fakes/fake-agent.ts';
+import { freePort } from '../support/http/net.ts';
+import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
+import { killSurvivorsAfterTest } from '../support/processes/process-tree.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
+import { threeNodeFleet } from '../support/svc/three-node-fleet.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const page = readFileSync(join(REPO_ROOT, 'docs', 'svcfile.md'), 'utf8');
 const cases = svcfileExamples(page);

@@ -1,7 +1,7 @@
 /**
  * The slot-limited fake engine (test/fixtures/fake-engine.mjs `slots:N,hold:MS`) the scheduler's
  * end-to-end tests and `BENCH_ONLY=scheduler` stand on, run by one real daemon behind the built
- * gateway (test/support/slot-fleet.ts) and asked directly (the gateway would hold the third in its
+ * gateway (test/support/svc/slot-fleet.ts) and asked directly (the gateway would hold the third in its
  * own queue): with 2 slots, a third concurrent request waits inside the engine until a slot frees
  * and so finishes last, and the engine reports its slots the
  * way llama-server does (`/props`, `/slots`, the `/metrics` gauges). Assertions are on order and
@@ -9,9 +9,9 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { eventually } from '../support/eventually.ts';
-import { servedBy, startSlotFleet } from '../support/slot-fleet.ts';
-import { readSse } from '../support/sse.ts';
+import { readSse } from '../support/http/sse.ts';
+import { servedBy, startSlotFleet } from '../support/svc/slot-fleet.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const HOLD_MS = 3_000;
 

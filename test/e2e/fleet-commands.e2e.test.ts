@@ -9,13 +9,13 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { freePort, waitForStatus } from '../support/daemon.ts';
-import { testPath } from '../support/engines.ts';
-import { ENGINE_KEY, NODE_TOKEN } from '../support/gateway-fleet.ts';
-import { startProcess } from '../support/processes.ts';
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
-import { threeNodeFleet } from '../support/three-node-fleet.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { testPath } from '../support/prerequisites/engines.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { freePort, waitForStatus } from '../support/svc/daemon.ts';
+import { ENGINE_KEY, NODE_TOKEN } from '../support/svc/gateway-fleet.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
+import { threeNodeFleet } from '../support/svc/three-node-fleet.ts';
 
 async function complete(port: number): Promise<void> {
   const reply = await fetch(`http://127.0.0.1:${port}/v1/completions`, {

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { freePort, startTestDaemon } from '../support/daemon.ts';
-import { ENGINE_KEY, NODE_TOKEN } from '../support/gateway-fleet.ts';
-import { SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
-import { startTmux } from '../support/tmux.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { startTmux } from '../support/screens/tmux.ts';
+import { freePort, startTestDaemon } from '../support/svc/daemon.ts';
+import { ENGINE_KEY, NODE_TOKEN } from '../support/svc/gateway-fleet.ts';
+import { SVC, tempDir } from '../support/svc/svc.ts';
 
 const COLUMNS = 120;
 

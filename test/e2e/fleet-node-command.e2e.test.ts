@@ -10,10 +10,10 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { FAKE_BIN_DIR, freePort, startTestDaemon } from '../support/daemon.ts';
-import { invocationOf } from '../support/engine-parity.ts';
-import { startProcess } from '../support/processes.ts';
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { invocationOf } from '../support/project-files/engine-parity.ts';
+import { FAKE_BIN_DIR, freePort, startTestDaemon } from '../support/svc/daemon.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
 
 const PATH = `${FAKE_BIN_DIR}:${process.env['PATH'] ?? ''}`;
 

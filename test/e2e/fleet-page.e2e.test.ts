@@ -1,5 +1,5 @@
 /**
- * The fleet page in a real browser: headless Chromium (test/support/browser.ts) against the built
+ * The fleet page in a real browser: headless Chromium (test/support/screens/browser.ts) against the built
  * gateway in front of two real daemons, one running the real llama-server on the tiny model and
  * one stopped. The page's files load without the token and under a strict CSP; the token is asked
  * once and kept for the tab; the nodes show; a chat reply streams in; a node is stopped and the
@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { describe, expect, it } from 'vitest';
 
-import { openBrowser } from '../support/browser.ts';
-import { REPO_ROOT } from '../support/engines.ts';
-import { authorized, GATEWAY_TOKEN, startGatewayFleet } from '../support/gateway-fleet.ts';
-import { tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { REPO_ROOT } from '../support/prerequisites/engines.ts';
+import { openBrowser } from '../support/screens/browser.ts';
+import { authorized, GATEWAY_TOKEN, startGatewayFleet } from '../support/svc/gateway-fleet.ts';
+import { tempDir } from '../support/svc/svc.ts';
 
 // The callbacks handed to page.evaluate/waitForFunction run inside Chromium, not Node: these are
 // the few browser globals they touch, typed here because the project compiles without the DOM lib.

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { REPO_ROOT } from '../support/engines.ts';
-import { runToEnd } from '../support/processes.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { REPO_ROOT } from '../support/prerequisites/engines.ts';
+import { runToEnd } from '../support/processes/processes.ts';
+import { tempDir } from '../support/processes/temp-dir.ts';
 
 const SVC = join(REPO_ROOT, 'dist', 'cli.js');
 

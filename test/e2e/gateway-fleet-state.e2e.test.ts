@@ -13,17 +13,17 @@ import { join } from 'node:path';
 
 import { describe, expect, it, onTestFinished } from 'vitest';
 
-import { freePort, startTestDaemon } from '../support/daemon.ts';
-import { eventually } from '../support/eventually.ts';
 import {
   refusingPort,
   runningStatus,
   startFakeDaemons,
   startHungDaemon,
-} from '../support/fake-daemons.ts';
-import { startProcess, type TestProcess } from '../support/processes.ts';
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/fakes/fake-daemons.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { startProcess, type TestProcess } from '../support/processes/processes.ts';
+import { freePort, startTestDaemon } from '../support/svc/daemon.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const GATEWAY_TOKEN = 'gateway-token-5d21';
 const NODE_TOKEN = 'node-token-9e8f';

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 
 import { describe, expect, it } from 'vitest';
 
-import { authorized, type GatewayFleet, startGatewayFleet } from '../support/gateway-fleet.ts';
+import { authorized, type GatewayFleet, startGatewayFleet } from '../support/svc/gateway-fleet.ts';
 
 const chat = (extra: Record<string, unknown> = {}): string =>
   JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello' }], ...extra });

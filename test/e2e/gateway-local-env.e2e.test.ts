@@ -14,13 +14,13 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { endSharedByFile, sharedByFile } from '../support/cleanup.ts';
-import { testPath } from '../support/engines.ts';
-import { authorized, startTestGateway } from '../support/gateway-fleet.ts';
-import { freePort } from '../support/net.ts';
-import { killSurvivorsAfterTest } from '../support/process-tree.ts';
-import { tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { freePort } from '../support/http/net.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { testPath } from '../support/prerequisites/engines.ts';
+import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import { killSurvivorsAfterTest } from '../support/processes/process-tree.ts';
+import { authorized, startTestGateway } from '../support/svc/gateway-fleet.ts';
+import { tempDir } from '../support/svc/svc.ts';
 
 /** More tokens than the 256-token context holds: only context shift lets a reply get there. */
 const MAX_TOKENS = 400;

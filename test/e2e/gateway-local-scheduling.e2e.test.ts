@@ -13,17 +13,21 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { endSharedByFile, sharedByFile } from '../support/cleanup.ts';
-import { enginesUnder, localNodesWithEngines, watchEngines } from '../support/engine-watch.ts';
-import { findLlamaServer, testPath } from '../support/engines.ts';
-import { eventually } from '../support/eventually.ts';
-import { authorized, GATEWAY_TOKEN, startTestGateway } from '../support/gateway-fleet.ts';
-import { freePort } from '../support/net.ts';
-import { alive, killSurvivorsAfterTest, processTree } from '../support/process-tree.ts';
-import { startProcess } from '../support/processes.ts';
-import { chat } from '../support/scale-to-zero.ts';
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { freePort } from '../support/http/net.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { findLlamaServer, testPath } from '../support/prerequisites/engines.ts';
+import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import {
+  enginesUnder,
+  localNodesWithEngines,
+  watchEngines,
+} from '../support/processes/engine-watch.ts';
+import { alive, killSurvivorsAfterTest, processTree } from '../support/processes/process-tree.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { authorized, GATEWAY_TOKEN, startTestGateway } from '../support/svc/gateway-fleet.ts';
+import { chat } from '../support/svc/scale-to-zero.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 let dir: string;
 let model: string;

@@ -13,15 +13,15 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { endSharedByFile, sharedByFile } from '../support/cleanup.ts';
-import { testPath } from '../support/engines.ts';
-import { eventually } from '../support/eventually.ts';
-import { authorized, GATEWAY_TOKEN, startTestGateway } from '../support/gateway-fleet.ts';
-import { freePort } from '../support/net.ts';
-import { alive, killSurvivorsAfterTest } from '../support/process-tree.ts';
-import { startProcess } from '../support/processes.ts';
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { freePort } from '../support/http/net.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { testPath } from '../support/prerequisites/engines.ts';
+import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import { alive, killSurvivorsAfterTest } from '../support/processes/process-tree.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { authorized, GATEWAY_TOKEN, startTestGateway } from '../support/svc/gateway-fleet.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 let dir: string;
 let bPort: number;

@@ -14,10 +14,10 @@ import {
   type PromSample,
   sampleValue,
 } from '../../src/core/metrics/prometheus.ts';
-import { authorized, startGatewayFleet } from '../support/gateway-fleet.ts';
-import { readSse } from '../support/sse.ts';
-import { tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { readSse } from '../support/http/sse.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { authorized, startGatewayFleet } from '../support/svc/gateway-fleet.ts';
+import { tempDir } from '../support/svc/svc.ts';
 
 const value = sampleValue;
 

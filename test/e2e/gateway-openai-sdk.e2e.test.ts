@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 
+import { writeTinyModel } from '../support/models/tiny-model.ts';
 import {
   authorized,
   GATEWAY_TOKEN,
   type GatewayFleet,
   startGatewayFleet,
-} from '../support/gateway-fleet.ts';
-import { tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/svc/gateway-fleet.ts';
+import { tempDir } from '../support/svc/svc.ts';
 
 /** A client that counts every HTTP request it makes (retries included). */
 function client(fleet: GatewayFleet, apiKey = GATEWAY_TOKEN): { sdk: OpenAI; sent: () => number } {

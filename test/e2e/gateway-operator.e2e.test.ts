@@ -14,16 +14,16 @@ import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openBrowser } from '../support/browser.ts';
-import { endSharedByFile, sharedByFile } from '../support/cleanup.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import { openBrowser } from '../support/screens/browser.ts';
 import {
   authorized,
   GATEWAY_TOKEN,
   type GatewayFleet,
   startGatewayFleet,
-} from '../support/gateway-fleet.ts';
-import { runSvc, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/svc/gateway-fleet.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
 
 const OPERATOR_TOKEN = 'operator-token-1f2e';
 

@@ -10,20 +10,20 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { endSharedByFile, sharedByFile } from '../support/cleanup.ts';
 import {
   type ControlPlaneSimulator,
   FAKE_AWS,
   fakeAwsEnv,
   startControlPlane,
-} from '../support/control-plane.ts';
-import { freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
-import { eventually } from '../support/eventually.ts';
-import { authorized, startTestGateway } from '../support/gateway-fleet.ts';
-import type { TestProcess } from '../support/processes.ts';
-import { readSse } from '../support/sse.ts';
-import { runSvc, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/fakes/control-plane.ts';
+import { readSse } from '../support/http/sse.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import type { TestProcess } from '../support/processes/processes.ts';
+import { freePort, startTestDaemon, type TestDaemon } from '../support/svc/daemon.ts';
+import { authorized, startTestGateway } from '../support/svc/gateway-fleet.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const NODE_TOKEN = 'node-token-41f2';
 const ENGINE_KEY = 'engine-key-remote-83c1';

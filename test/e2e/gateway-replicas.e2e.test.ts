@@ -9,10 +9,10 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { freePort, startTestDaemon } from '../support/daemon.ts';
-import { startProcess } from '../support/processes.ts';
-import { SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { freePort, startTestDaemon } from '../support/svc/daemon.ts';
+import { SVC, tempDir } from '../support/svc/svc.ts';
 
 const GATEWAY_TOKEN = 'gateway-token-3c4d';
 const NODE_TOKEN = 'node-token-6a7b';

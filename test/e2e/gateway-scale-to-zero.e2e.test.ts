@@ -12,18 +12,18 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { freePort } from '../support/daemon.ts';
-import { nodesWithEngines, watchEngines } from '../support/engine-watch.ts';
-import { eventually } from '../support/eventually.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { nodesWithEngines, watchEngines } from '../support/processes/engine-watch.ts';
+import { freePort } from '../support/svc/daemon.ts';
 import {
   ENGINE_KEY,
   NODE_TOKEN,
   startGatewayFleet,
   startTestGateway,
-} from '../support/gateway-fleet.ts';
-import { chat, nodeState, stream, wokenDaemon } from '../support/scale-to-zero.ts';
-import { tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/svc/gateway-fleet.ts';
+import { chat, nodeState, stream, wokenDaemon } from '../support/svc/scale-to-zero.ts';
+import { tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 /** A Svcfile serving the tiny model as `alias` on a port picked once the gateway is up. */
 async function tinyNode(name: string, alias: string, extra: readonly string[] = []) {

@@ -16,16 +16,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parsePrometheus, sampleValue } from '../../src/core/metrics/prometheus.ts';
-import { endSharedByFile, sharedByFile } from '../support/cleanup.ts';
-import { eventually } from '../support/eventually.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
 import {
   authorized,
   ENGINE_KEY,
   type GatewayFleet,
   startGatewayFleet,
-} from '../support/gateway-fleet.ts';
-import { tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/svc/gateway-fleet.ts';
+import { tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const MODEL = 'tiny';
 const NODES = ['a', 'b'] as const;

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { REPO_ROOT } from '../support/engines.ts';
-import { freePort } from '../support/net.ts';
-import { startProcess } from '../support/processes.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { freePort } from '../support/http/net.ts';
+import { REPO_ROOT } from '../support/prerequisites/engines.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { tempDir } from '../support/processes/temp-dir.ts';
 
 const SVC = join(REPO_ROOT, 'dist', 'cli.js');
 const NODE = ['nodes:', '  - name: a', '    host: 127.0.0.1', '    port: 1', ''];

@@ -9,18 +9,18 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { FAKE_BIN_DIR, freePort, startTestDaemon, type TestDaemon } from '../support/daemon.ts';
-import { eventually } from '../support/eventually.ts';
+import { readSse } from '../support/http/sse.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import type { TestProcess } from '../support/processes/processes.ts';
+import { FAKE_BIN_DIR, freePort, startTestDaemon, type TestDaemon } from '../support/svc/daemon.ts';
 import {
   ENGINE_KEY,
   GATEWAY_TOKEN,
   NODE_TOKEN,
   startTestGateway,
-} from '../support/gateway-fleet.ts';
-import type { TestProcess } from '../support/processes.ts';
-import { readSse } from '../support/sse.ts';
-import { runSvc, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+} from '../support/svc/gateway-fleet.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 interface NodeSpec {
   name: string;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { runSvc, tempDir } from '../support/svc.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
 
 const CONFIG = [
   'globalTTL: 600',

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { waitForStatus } from '../support/daemon.ts';
-import { findLlamaServer, testPath } from '../support/engines.ts';
-import { startProcess } from '../support/processes.ts';
-import { readSse } from '../support/sse.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { readSse } from '../support/http/sse.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { findLlamaServer, testPath } from '../support/prerequisites/engines.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { waitForStatus } from '../support/svc/daemon.ts';
 
 let workDir: string;
 let modelPath: string;

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/core/logger.ts';
 import { NodeCommands } from '../../src/gateway/requests/node-commands.ts';
-import { eventually } from '../support/eventually.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const TOKEN = 'node-token-0123456789';
 const leftover: number[] = [];

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { REPO_ROOT } from '../support/engines.ts';
-import { runToEnd, startProcess } from '../support/processes.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { REPO_ROOT } from '../support/prerequisites/engines.ts';
+import { runToEnd, startProcess } from '../support/processes/processes.ts';
+import { tempDir } from '../support/processes/temp-dir.ts';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 

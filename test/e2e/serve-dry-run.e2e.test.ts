@@ -8,8 +8,8 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
-import { startTmux } from '../support/tmux.ts';
+import { startTmux } from '../support/screens/tmux.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {

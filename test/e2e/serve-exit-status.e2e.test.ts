@@ -8,8 +8,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { FAKE_BIN_DIR } from '../support/daemon.ts';
-import { runSvc, tempDir } from '../support/svc.ts';
+import { FAKE_BIN_DIR } from '../support/svc/daemon.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
 
 async function project(svcfile: string): Promise<string> {
   const dir = await tempDir();

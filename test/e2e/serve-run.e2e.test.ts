@@ -8,11 +8,11 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { alive, FAKE_BIN_DIR, freePort, waitForStatus } from '../support/daemon.ts';
-import { ENGINE_BIN_DIR } from '../support/engines.ts';
-import { startProcess } from '../support/processes.ts';
-import { runSvc, SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { ENGINE_BIN_DIR } from '../support/prerequisites/engines.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { alive, FAKE_BIN_DIR, freePort, waitForStatus } from '../support/svc/daemon.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
 
 const TOKEN = 'serve-api-token-0d41';
 

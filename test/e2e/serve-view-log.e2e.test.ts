@@ -9,9 +9,9 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { FAKE_BIN_DIR, freePort } from '../support/daemon.ts';
-import { SVC, tempDir } from '../support/svc.ts';
-import { startTmux } from '../support/tmux.ts';
+import { startTmux } from '../support/screens/tmux.ts';
+import { FAKE_BIN_DIR, freePort } from '../support/svc/daemon.ts';
+import { SVC, tempDir } from '../support/svc/svc.ts';
 
 const quote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 

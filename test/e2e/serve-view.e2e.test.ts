@@ -9,9 +9,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { alive, FAKE_BIN_DIR, freePort, waitForStatus } from '../support/daemon.ts';
-import { ENGINE_BIN_DIR, REPO_ROOT } from '../support/engines.ts';
-import { eventually } from '../support/eventually.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { ENGINE_BIN_DIR, REPO_ROOT } from '../support/prerequisites/engines.ts';
 import {
   dividerRows,
   filled,
@@ -21,10 +20,11 @@ import {
   sameRows,
   showingTail,
   wholeFrame,
-} from '../support/serve-screen.ts';
-import { SVC, tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
-import { startTmux } from '../support/tmux.ts';
+} from '../support/screens/serve-screen.ts';
+import { startTmux } from '../support/screens/tmux.ts';
+import { alive, FAKE_BIN_DIR, freePort, waitForStatus } from '../support/svc/daemon.ts';
+import { SVC, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const FOOTER = '↑↓ scroll   pgup/pgdn page   f pause   q quit';
 const COLUMNS = 100;

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { FAKE_BIN_DIR, freePort, startTestDaemon, waitForStatus } from '../support/daemon.ts';
-import { REPO_ROOT } from '../support/engines.ts';
-import { eventually } from '../support/eventually.ts';
-import { tempDir } from '../support/svc.ts';
-import { writeTinyModel } from '../support/tiny-model.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { REPO_ROOT } from '../support/prerequisites/engines.ts';
+import { FAKE_BIN_DIR, freePort, startTestDaemon, waitForStatus } from '../support/svc/daemon.ts';
+import { tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures');
 const FAST = { SVC_SAMPLE_INTERVAL_SECONDS: '0.3' };

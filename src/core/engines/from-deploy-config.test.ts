@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { thrownBy } from '../../../test/support/errors.ts';
+import { thrownBy } from '../../../test/support/results/errors.ts';
 import type { DeployConfig } from '../contract/deploy-config.ts';
 import type { SvcError } from '../errors.ts';
 import { buildCommand } from './build-command.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { thrownBy } from '../../../test/support/errors.ts';
+import { thrownBy } from '../../../test/support/results/errors.ts';
 import { formatListenAddress, isLoopbackHost, parseListenAddress } from './listen-address.ts';
 
 describe('parseListenAddress', () => {

@@ -1,7 +1,7 @@
 /** GUIDE D25 `slots`: llama-server's own count, from its /props reply. */
 import { describe, expect, it } from 'vitest';
 
-import { serveLoopback } from '../../../test/support/http-server.ts';
+import { serveLoopback } from '../../../test/support/http/http-server.ts';
 import { ENGINES } from '../engines/engine-table.ts';
 import { readEngineSlots, totalSlotsOf } from './engine-slots.ts';
 

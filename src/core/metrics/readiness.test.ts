@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { serveLoopback } from '../../../test/support/http-server.ts';
+import { serveLoopback } from '../../../test/support/http/http-server.ts';
 import { ENGINES, RUNNERS } from '../engines/engine-table.ts';
 import { checkReadiness } from './readiness.ts';
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { rejectionOf } from '../../../test/support/errors.ts';
-import { tempDir } from '../../../test/support/temp-dir.ts';
+import { tempDir } from '../../../test/support/processes/temp-dir.ts';
+import { rejectionOf } from '../../../test/support/results/errors.ts';
 import {
   isAliasName,
   readAliases,

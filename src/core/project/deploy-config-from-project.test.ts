@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { config, deploy } from '../../../test/support/deploy-config-of.ts';
+import { config, deploy } from '../../../test/support/project-files/deploy-config-of.ts';
 
 function refused(svcfile: string, preset?: string): string[] {
   const result = deploy(svcfile, preset);

@@ -11,7 +11,7 @@ import {
   invocationOf,
   nodeArgv,
   serveArgv,
-} from '../../../test/support/engine-parity.ts';
+} from '../../../test/support/project-files/engine-parity.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
 import { deployConfigFromSpec } from './deploy-config-from-project.ts';
 import { unwrap } from './diagnostics.ts';

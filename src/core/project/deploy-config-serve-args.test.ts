@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { config } from '../../../test/support/deploy-config-of.ts';
+import { config } from '../../../test/support/project-files/deploy-config-of.ts';
 
 const lines = (...parts: string[]): string => `${parts.join('\n')}\n`;
 

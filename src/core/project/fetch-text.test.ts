@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 import { describe, expect, it } from 'vitest';
 
-import { rejectionOf } from '../../../test/support/errors.ts';
-import { serveLoopback } from '../../../test/support/http-server.ts';
+import { serveLoopback } from '../../../test/support/http/http-server.ts';
+import { rejectionOf } from '../../../test/support/results/errors.ts';
 import { DEFAULT_FETCH_LIMITS, fetchText } from './fetch-text.ts';
 
 const LIMITS = { maxBytes: 1000, timeoutMs: 2000 };

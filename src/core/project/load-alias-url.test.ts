@@ -7,9 +7,9 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { rejectionOf } from '../../../test/support/errors.ts';
-import { serveLoopback } from '../../../test/support/http-server.ts';
-import { context, freshDir, svcfile } from '../../../test/support/project-dirs.ts';
+import { serveLoopback } from '../../../test/support/http/http-server.ts';
+import { context, freshDir, svcfile } from '../../../test/support/project-files/project-dirs.ts';
+import { rejectionOf } from '../../../test/support/results/errors.ts';
 import { locateProject, originOf } from './load.ts';
 
 describe('locateProject with an alias', () => {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { rejectionOf } from '../../../test/support/errors.ts';
-import { freshDir, svcfile } from '../../../test/support/project-dirs.ts';
+import { freshDir, svcfile } from '../../../test/support/project-files/project-dirs.ts';
+import { rejectionOf } from '../../../test/support/results/errors.ts';
 import { unwrap } from './diagnostics.ts';
 import { projectEnvironment } from './load.ts';
 import { parseSvcfile } from './parse.ts';

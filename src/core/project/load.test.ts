@@ -7,8 +7,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { rejectionOf } from '../../../test/support/errors.ts';
-import { context, freshDir, svcfile } from '../../../test/support/project-dirs.ts';
+import { context, freshDir, svcfile } from '../../../test/support/project-files/project-dirs.ts';
+import { rejectionOf } from '../../../test/support/results/errors.ts';
 import { describeOrigin, isUrl, locateProject } from './load.ts';
 
 describe('isUrl and describeOrigin', () => {

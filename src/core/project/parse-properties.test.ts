@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { parseHelpers } from '../../../test/support/parse-result.ts';
+import { parseHelpers } from '../../../test/support/results/parse-result.ts';
 import { type Keyword, KEYWORDS, parseSvcfile } from './parse.ts';
 
 const SOURCE = 'proj/Svcfile';

@@ -1,7 +1,7 @@
 /** The Svcfile parser (spec §1.1): instructions, keywords' spelling and layout, comments. */
 import { describe, expect, it } from 'vitest';
 
-import { parseHelpers } from '../../../test/support/parse-result.ts';
+import { parseHelpers } from '../../../test/support/results/parse-result.ts';
 import { KEYWORDS, parseSvcfile } from './parse.ts';
 
 const SOURCE = 'proj/Svcfile';

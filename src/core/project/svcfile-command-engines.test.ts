@@ -1,7 +1,7 @@
 /** Golden tests: Svcfile (+ preset) → the exact vllm, omlx and mtplx commands (spec §1.4). */
 import { describe, expect, it } from 'vitest';
 
-import { command, lines } from '../../../test/support/golden-command.ts';
+import { command, lines } from '../../../test/support/project-files/golden-command.ts';
 
 describe('vllm (spec §1.4)', () => {
   it('puts MODEL first as the positional and maps ALIAS, CONTEXT, PARALLEL, BASEURL', () => {

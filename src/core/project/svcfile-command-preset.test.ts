@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { command, failure, lines } from '../../../test/support/golden-command.ts';
+import { command, failure, lines } from '../../../test/support/project-files/golden-command.ts';
 
 describe('llamacpp with a preset (spec §1.4)', () => {
   const preset = lines(

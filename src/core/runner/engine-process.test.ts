@@ -8,8 +8,8 @@ import { PassThrough } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
 
-import { FakeClock } from '../../../test/support/fake-clock.ts';
-import { track } from '../../../test/support/track.ts';
+import { FakeClock } from '../../../test/support/time/fake-clock.ts';
+import { track } from '../../../test/support/time/track.ts';
 import {
   type EngineProcess,
   type EngineProcessEdges,

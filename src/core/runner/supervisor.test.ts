@@ -13,7 +13,7 @@ import { PassThrough } from 'node:stream';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { FakeClock } from '../../../test/support/fake-clock.ts';
+import { FakeClock } from '../../../test/support/time/fake-clock.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
 import { SvcError } from '../errors.ts';
 import { createLogger } from '../logger.ts';

@@ -5,7 +5,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { EVERY_READING, GIB, seriesLine, view } from '../../../test/support/metrics-pane-view.ts';
+import {
+  EVERY_READING,
+  GIB,
+  seriesLine,
+  view,
+} from '../../../test/support/screens/metrics-pane-view.ts';
 import type { Stats } from '../contract/schemas.ts';
 import { metricsLines } from './metrics-pane.ts';
 

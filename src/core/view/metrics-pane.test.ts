@@ -10,7 +10,7 @@ import {
   secondsAgo,
   seriesLine,
   view,
-} from '../../../test/support/metrics-pane-view.ts';
+} from '../../../test/support/screens/metrics-pane-view.ts';
 import type { Stats } from '../contract/schemas.ts';
 import { metricsLines } from './metrics-pane.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../test/support/fleet-node.ts';
+import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
 import type { DeployConfig, StatusResponse } from '../../core/contract/schemas.ts';
 import type { NodeReply } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';

@@ -5,7 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode, localNode, remoteNode } from '../../../test/support/fleet-node.ts';
+import {
+  daemonNode,
+  localNode,
+  remoteNode,
+} from '../../../test/support/project-files/fleet-node.ts';
 import type { LogsResponse } from '../../core/contract/schemas.ts';
 import type { LogsQuery, NodeReply } from '../../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../../core/fleet/file/fleet-file.ts';

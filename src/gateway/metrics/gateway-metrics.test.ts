@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../test/support/fleet-node.ts';
+import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
 import type { StatusResponse } from '../../core/contract/schemas.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../test/support/fleet-node.ts';
+import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
 import { parseFleet } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { inFlightReadout, NO_SCHEDULING, type SchedulingReadout } from '../scheduling-readout.ts';

@@ -1,7 +1,7 @@
 /** /v1/models entries (spec §4.2 rule 1): created, owned_by the node, and the svc state extension. */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode, localNode } from '../../../test/support/fleet-node.ts';
+import { daemonNode, localNode } from '../../../test/support/project-files/fleet-node.ts';
 import type { StatusResponse } from '../../core/contract/schemas.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';

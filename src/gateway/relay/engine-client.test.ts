@@ -4,7 +4,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from '
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { eventually } from '../../../test/support/eventually.ts';
+import { eventually } from '../../../test/support/time/eventually.ts';
 import {
   EngineClient,
   EngineClosedError,

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../test/support/fleet-node.ts';
+import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
 import type { EngineTarget } from '../../core/fleet/routing/route.ts';
 import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';

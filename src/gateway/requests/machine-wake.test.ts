@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { FakeClock } from '../../../test/support/fake-clock.ts';
-import { daemonNode } from '../../../test/support/fleet-node.ts';
+import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
+import { FakeClock } from '../../../test/support/time/fake-clock.ts';
 import type { NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { createLogger } from '../../core/logger.ts';

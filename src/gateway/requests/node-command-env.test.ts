@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode, remoteNode } from '../../../test/support/fleet-node.ts';
+import { daemonNode, remoteNode } from '../../../test/support/project-files/fleet-node.ts';
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
 import { commandEnvironment, fleetSecrets } from './node-command-env.ts';
 

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
 
-import { FakeClock } from '../../../test/support/fake-clock.ts';
+import { FakeClock } from '../../../test/support/time/fake-clock.ts';
 import { createLogger } from '../../core/logger.ts';
 import type { CommandChild, CommandSpawnOptions } from './node-command-edges.ts';
 import { NODE_VARIABLE } from './node-command-env.ts';

@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { FakeClock } from '../../../test/support/fake-clock.ts';
-import { daemonNode } from '../../../test/support/fleet-node.ts';
-import { track } from '../../../test/support/track.ts';
+import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
+import { FakeClock } from '../../../test/support/time/fake-clock.ts';
+import { track } from '../../../test/support/time/track.ts';
 import type { DeployConfig } from '../../core/contract/schemas.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../../core/fleet/file/fleet-file.ts';

@@ -15,7 +15,7 @@ import {
   stateOf,
   TALL,
   withLog,
-} from '../../../test/support/serve-view-states.ts';
+} from '../../../test/support/screens/serve-view-states.ts';
 import type { Stats } from '../../core/contract/schemas.ts';
 import { metricsLines } from '../../core/view/metrics-pane.ts';
 import { fit } from '../../core/view/text.ts';

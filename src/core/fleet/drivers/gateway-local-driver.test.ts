@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { localNode } from '../../../../test/support/fleet-node.ts';
+import { localNode } from '../../../../test/support/project-files/fleet-node.ts';
 import type { Fleet } from '../file/fleet-file.ts';
 import { gatewayBase, type GatewayCall, gatewayLocalDriver } from './gateway-local-driver.ts';
 

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode, localNode } from '../../../../test/support/fleet-node.ts';
-import { freshDir, svcfile } from '../../../../test/support/project-dirs.ts';
+import { daemonNode, localNode } from '../../../../test/support/project-files/fleet-node.ts';
+import { freshDir, svcfile } from '../../../../test/support/project-files/project-dirs.ts';
 import { createLogger } from '../../logger.ts';
 import { openProject } from '../../project/open-project.ts';
 import type { EngineProcess, EngineProcessOptions } from '../../runner/engine-process.ts';

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { localNode } from '../../../../test/support/fleet-node.ts';
+import { localNode } from '../../../../test/support/project-files/fleet-node.ts';
 import type { DeployConfig } from '../../contract/schemas.ts';
 import { createLogger } from '../../logger.ts';
 import type {

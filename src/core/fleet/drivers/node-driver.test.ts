@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../../test/support/fleet-node.ts';
+import { daemonNode } from '../../../../test/support/project-files/fleet-node.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
 import { byKind, type NodeDriver, type NodeReply, type NodeStatus } from './node-driver.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { remoteNode } from '../../../../test/support/fleet-node.ts';
+import { remoteNode } from '../../../../test/support/project-files/fleet-node.ts';
 import { writeRegistryEntry } from '../../remote/registry.ts';
 import type { CallInput, CallReply } from '../../remote/transport.ts';
 import type { Fleet } from '../file/fleet-file.ts';

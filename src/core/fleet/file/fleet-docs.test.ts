@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { asDaemon } from '../../../../test/support/fleet-node.ts';
+import { asDaemon } from '../../../../test/support/project-files/fleet-node.ts';
 import { type Fleet, parseFleet } from './fleet-file.ts';
 
 const page = readFileSync(

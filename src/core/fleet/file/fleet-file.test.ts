@@ -4,14 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { asDaemon } from '../../../../test/support/fleet-node.ts';
+import { asDaemon } from '../../../../test/support/project-files/fleet-node.ts';
 import {
   lines,
   oneNode,
   parsed,
   problems,
   withVariables,
-} from '../../../../test/support/fleet-text.ts';
+} from '../../../../test/support/project-files/fleet-text.ts';
 
 describe('nodes', () => {
   it('gives a bare node kind daemon, port 4242 and wake on', () => {

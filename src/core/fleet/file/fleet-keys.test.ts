@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { asDaemon } from '../../../../test/support/fleet-node.ts';
-import { parseHelpers } from '../../../../test/support/parse-result.ts';
+import { asDaemon } from '../../../../test/support/project-files/fleet-node.ts';
+import { parseHelpers } from '../../../../test/support/results/parse-result.ts';
 import { parseFleet } from './fleet-file.ts';
 
 const { parsed, problems } = parseHelpers(

@@ -5,8 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { asLocal } from '../../../../test/support/fleet-node.ts';
-import { lines, parsed, problems, withVariables } from '../../../../test/support/fleet-text.ts';
+import { asLocal } from '../../../../test/support/project-files/fleet-node.ts';
+import {
+  lines,
+  parsed,
+  problems,
+  withVariables,
+} from '../../../../test/support/project-files/fleet-text.ts';
 
 const localNode = (...nodeLines: string[]): string =>
   lines('nodes:', '  - name: box', '    kind: local', ...nodeLines.map((line) => `    ${line}`));

@@ -5,7 +5,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { lines, NO_VARIABLES, problems } from '../../../../test/support/fleet-text.ts';
+import {
+  lines,
+  NO_VARIABLES,
+  problems,
+} from '../../../../test/support/project-files/fleet-text.ts';
 import { parseFleet } from './fleet-file.ts';
 
 describe('problems', () => {

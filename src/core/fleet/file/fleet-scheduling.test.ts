@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { lines, parsed, problems } from '../../../../test/support/fleet-text.ts';
+import { lines, parsed, problems } from '../../../../test/support/project-files/fleet-text.ts';
 
 const NODE = ['nodes:', '  - {name: a, host: h}'];
 

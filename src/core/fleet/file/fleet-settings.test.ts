@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { lines, oneNode, parsed, problems } from '../../../../test/support/fleet-text.ts';
+import {
+  lines,
+  oneNode,
+  parsed,
+  problems,
+} from '../../../../test/support/project-files/fleet-text.ts';
 
 describe('wake (YAML 1.2)', () => {
   it('reads wake: on as the string "on", not a boolean', () => {

@@ -4,8 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { asDaemon } from '../../../../test/support/fleet-node.ts';
-import { oneNode, parsed, problems, withVariables } from '../../../../test/support/fleet-text.ts';
+import { asDaemon } from '../../../../test/support/project-files/fleet-node.ts';
+import {
+  oneNode,
+  parsed,
+  problems,
+  withVariables,
+} from '../../../../test/support/project-files/fleet-text.ts';
 import { parseFleet } from './fleet-file.ts';
 
 describe('token variables', () => {

@@ -5,14 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { asRemote } from '../../../../test/support/fleet-node.ts';
+import { asRemote } from '../../../../test/support/project-files/fleet-node.ts';
 import {
   lines,
   oneNode,
   parsed,
   problems,
   withVariables,
-} from '../../../../test/support/fleet-text.ts';
+} from '../../../../test/support/project-files/fleet-text.ts';
 
 const GROUPED = ['groups:', '  gpu: {max: 1}'];
 

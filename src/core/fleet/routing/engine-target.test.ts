@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { localNode, remoteNode } from '../../../../test/support/fleet-node.ts';
+import { localNode, remoteNode } from '../../../../test/support/project-files/fleet-node.ts';
 import {
   fleetOf,
   gpu,
@@ -12,7 +12,7 @@ import {
   type OkSnapshot,
   running,
   SERVED,
-} from '../../../../test/support/route-snapshots.ts';
+} from '../../../../test/support/scheduling/route-snapshots.ts';
 import type { StatusResponse } from '../../contract/schemas.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
 import { engineTarget, route } from './route.ts';

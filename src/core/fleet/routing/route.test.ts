@@ -12,7 +12,7 @@ import {
   running,
   SERVED,
   type StatusChanges,
-} from '../../../../test/support/route-snapshots.ts';
+} from '../../../../test/support/scheduling/route-snapshots.ts';
 import type { Fleet, FleetNode } from '../file/fleet-file.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
 import { type Decision, describeFleet, route, serves } from './route.ts';

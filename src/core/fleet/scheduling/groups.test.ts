@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { brief, Harness, running, stopped } from '../../../../test/support/scheduling.ts';
+import {
+  brief,
+  Harness,
+  running,
+  stopped,
+} from '../../../../test/support/scheduling/scheduling.ts';
 
 const GROUP = { max: 1, minResidencyMs: 60_000 };
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { brief, Harness, running } from '../../../../test/support/scheduling.ts';
+import { brief, Harness, running } from '../../../../test/support/scheduling/scheduling.ts';
 import { idleStopDue } from './idle-stop.ts';
 import { applyView, nodeRecord } from './nodes.ts';
 

@@ -4,7 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { brief, Harness, MODEL, running, stopped } from '../../../../test/support/scheduling.ts';
+import {
+  brief,
+  Harness,
+  MODEL,
+  running,
+  stopped,
+} from '../../../../test/support/scheduling/scheduling.ts';
 
 describe('keep-warm', () => {
   it('starts a stopped keep-warm node at the first view, once', () => {

@@ -2,7 +2,7 @@
  * The scheduler's invariants over random interleavings (GUIDE D25, D26): requests arriving,
  * ending and hanging up; nodes starting, crashing on start, loading for ever, crashing later,
  * carrying others' load; refreshes arriving late; the clock jumping. The simulated world
- * (test/support/scheduling-world.ts) checks every rule as it applies each action and throws a
+ * (test/support/scheduling/scheduling-world.ts) checks every rule as it applies each action and throws a
  * violation naming the rule, which fast-check shrinks to its shortest counterexample:
  * FIFO per model; no request lost (each dispatched, refused or hung up, exactly once, and every
  * wait ends); no node over its slots through our dispatches; a group never over its size (members
@@ -18,7 +18,7 @@ import {
   type NodeSpec,
   SchedulingWorld,
   type WorldSpec,
-} from '../../../../test/support/scheduling-world.ts';
+} from '../../../../test/support/scheduling/scheduling-world.ts';
 import type { Action } from './types.ts';
 
 const MODELS = ['m0', 'm1'];

@@ -12,7 +12,7 @@ import {
   MODEL,
   running,
   stopped,
-} from '../../../../test/support/scheduling.ts';
+} from '../../../../test/support/scheduling/scheduling.ts';
 
 const TWO_NODES = { nodes: [{ name: 'a' }, { name: 'b' }] };
 

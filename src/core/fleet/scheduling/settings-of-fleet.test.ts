@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { lines, parsed } from '../../../../test/support/fleet-text.ts';
+import { lines, parsed } from '../../../../test/support/project-files/fleet-text.ts';
 import { GROUP_DEFAULTS, QUEUE_DEFAULTS, schedulerSettings } from './settings.ts';
 import { schedulerOptionsOf } from './settings-of-fleet.ts';
 

@@ -1,7 +1,7 @@
 /** A node snapshot as the scheduler sees it: states, names served, counts, times. */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../../test/support/fleet-node.ts';
+import { daemonNode } from '../../../../test/support/project-files/fleet-node.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
 import { viewOfSnapshot } from './view-of-snapshot.ts';
 

@@ -1,7 +1,7 @@
 /** Reported capacity and the declared group: whole counts only, zero slots and junk are absent. */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../../test/support/fleet-node.ts';
+import { daemonNode } from '../../../../test/support/project-files/fleet-node.ts';
 import { capacityOf, capacityText, declaredGroup } from './capacity.ts';
 
 describe('capacityOf', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../../test/support/fleet-node.ts';
+import { daemonNode } from '../../../../test/support/project-files/fleet-node.ts';
 import type { StatusResponse } from '../../contract/schemas.ts';
 import { fleetDriver } from '../drivers/by-kind.ts';
 import type { NodeReply } from '../drivers/node-driver.ts';

@@ -1,0 +1,296 @@
+/**
+ * A simulated fleet for the scheduler's properties: callers that arrive, end and hang up; nodes
+ * (simulated-nodes.ts) that start, stop, crash and carry other callers' load; refreshes that
+ * arrive late; a clock that jumps, firing the scheduler's timer where it asks. The world applies
+ * each action as the gateway's edge would and checks every rule the moment it could break,
+ * throwing a Violation that names it, so fast-check shrinks a failing run to the shortest sequence
+ * of commands that breaks it.
+ */
+import { Scheduler } from '../../../src/core/fleet/scheduling/scheduler.ts';
+import { schedulerSettings } from '../../../src/core/fleet/scheduling/settings.ts';
+import type {
+  Action,
+  GroupSettings,
+  NodeView,
+  QueueLimits,
+  SchedulerEvent,
+} from '../../../src/core/fleet/scheduling/types.ts';
+import {
+  type Caller,
+  checkAnswer,
+  checkBooks,
+  checkOrder,
+  checkStop,
+  checkTarget,
+  checkWake,
+} from './scheduling-rules.ts';
+import {
+  type NodeSpec,
+  type SimulatedNode,
+  SimulatedNodes,
+  type Transition,
+  Violation,
+} from './simulated-nodes.ts';
+
+export { type NodeSpec, Violation } from './simulated-nodes.ts';
+
+export interface WorldSpec {
+  readonly nodes: readonly NodeSpec[];
+  readonly groups: ReadonlyMap<string, GroupSettings>;
+  readonly queue: QueueLimits;
+  readonly wakeTimeoutMs: number;
+  readonly prefer: 'idle' | 'active';
+  readonly affinity: boolean;
+  readonly models: readonly string[];
+}
+
+export type Command =
+  /** `model` indexes the spec's models; a negative one names a model no node describes. */
+  | {
+      readonly kind: 'arrive';
+      readonly model: number;
+      readonly streaming: boolean;
+      readonly key?: number;
+    }
+  | { readonly kind: 'end'; readonly pick: number }
+  | { readonly kind: 'hang-up'; readonly pick: number }
+  | { readonly kind: 'advance'; readonly ms: number }
+  /** `lag`: how many refreshes back the delivered one was taken. */
+  | { readonly kind: 'refresh'; readonly lag: number }
+  | { readonly kind: 'crash'; readonly node: number }
+  | { readonly kind: 'others'; readonly node: number; readonly busy: number };
+
+export class SchedulingWorld {
+  now = 0;
+  readonly scheduler: Scheduler;
+  private readonly nodes: SimulatedNodes;
+  private readonly callers = new Map<number, Caller>();
+  private readonly history: NodeView[][] = [];
+  private nextId = 1;
+
+  /** `observe` hears every action, for a test that counts what the runs reach. */
+  constructor(
+    private readonly spec: WorldSpec,
+    private readonly observe: (action: Action) => void = () => undefined,
+  ) {
+    const { nodes, groups, queue, wakeTimeoutMs, prefer, affinity } = spec;
+    this.scheduler = new Scheduler(
+      schedulerSettings({ nodes, groups, queue, wakeTimeoutMs, prefer, affinity }),
+    );
+    this.nodes = new SimulatedNodes(nodes, groups);
+    this.run({ kind: 'refresh', lag: 0 });
+  }
+
+  run(command: Command): void {
+    switch (command.kind) {
+      case 'arrive':
+        this.arrive(command);
+        break;
+      case 'end':
+        this.endOne(this.pick('running', command.pick));
+        break;
+      case 'hang-up': {
+        const caller = this.pick('waiting', command.pick);
+        if (caller !== undefined) {
+          caller.status = 'done';
+          this.feed({ kind: 'end', id: caller.id });
+        }
+        break;
+      }
+      case 'advance':
+        this.advance(command.ms);
+        break;
+      case 'refresh': {
+        this.history.push(this.nodes.all.map((node) => this.nodes.viewOf(node, this.now)));
+        const views = this.history[Math.max(0, this.history.length - 1 - command.lag)] ?? [];
+        this.feed({ kind: 'views', views });
+        break;
+      }
+      case 'crash':
+        this.crash(this.nodes.at(command.node));
+        break;
+      case 'others': {
+        const node = this.nodes.at(command.node);
+        if (node !== undefined) {
+          node.others = command.busy;
+        }
+        break;
+      }
+    }
+    checkBooks(this.nodes.all, (node) => this.scheduler.inFlight(node));
+  }
+
+  /** Ends everything in flight and lets time pass until every caller has had an answer. */
+  finish(): void {
+    const span = this.spec.wakeTimeoutMs + this.spec.queue.timeoutMs + 10_000;
+    for (let round = 0; round < 20; round += 1) {
+      for (const caller of [...this.callers.values()]) {
+        this.endOne(caller);
+      }
+      this.run({ kind: 'refresh', lag: 0 });
+      this.run({ kind: 'advance', ms: span });
+    }
+    const left = [...this.callers.values()].filter((caller) => caller.status === 'waiting');
+    if (left.length > 0 || this.scheduler.queued().size > 0) {
+      throw new Violation(`requests never answered: ${left.map((caller) => caller.id).join(', ')}`);
+    }
+  }
+
+  private arrive(command: Command & { kind: 'arrive' }): void {
+    const id = this.nextId++;
+    const { models } = this.spec;
+    const model = command.model < 0 ? 'ghost' : (models[command.model % models.length] ?? '');
+    this.callers.set(id, { id, model, streaming: command.streaming, status: 'waiting' });
+    const key = command.key === undefined ? {} : { affinity: `k${command.key}` };
+    this.feed({ kind: 'arrive', request: { id, model, streaming: command.streaming, ...key } });
+  }
+
+  private pick(status: Caller['status'], index: number): Caller | undefined {
+    const matching = [...this.callers.values()].filter((caller) => caller.status === status);
+    return matching[index % Math.max(1, matching.length)];
+  }
+
+  private endOne(caller: Caller | undefined): void {
+    if (caller?.node === undefined || caller.status !== 'running') {
+      return;
+    }
+    caller.status = 'done';
+    caller.node.ours.delete(caller.id);
+    caller.node.lastActiveAt = this.now;
+    this.feed({ kind: 'end', id: caller.id });
+  }
+
+  private crash(node: SimulatedNode | undefined): void {
+    if (node === undefined || node.state === 'stopped') {
+      return;
+    }
+    node.state = 'stopped';
+    node.epoch += 1;
+    // Its requests fail upstream; a wake or stop under way ends with it.
+    for (const id of [...node.ours]) {
+      this.endOne(this.callers.get(id));
+    }
+    const name = node.spec.name;
+    if (node.waking) {
+      node.waking = false;
+      this.feed({ kind: 'wake-ended', node: name, ok: false, detail: 'crashed' });
+    }
+    if (node.stopping) {
+      node.stopping = false;
+      this.feed({ kind: 'stop-ended', node: name, ok: true });
+    }
+  }
+
+  /** Moves the clock, firing transitions and the scheduler's own timer in time order. */
+  private advance(ms: number): void {
+    const target = this.now + ms;
+    for (let loops = 0; ; loops += 1) {
+      if (loops > 10_000) {
+        throw new Violation('the timer never settles');
+      }
+      const due = this.scheduler.nextDueAt(this.now);
+      const next = this.nodes.peek();
+      if (due !== undefined && due <= target && (next === undefined || due < next)) {
+        this.now = Math.max(this.now, due);
+        this.feed({ kind: 'tick' });
+        const after = this.scheduler.nextDueAt(this.now);
+        if (after !== undefined && after <= this.now) {
+          throw new Violation(`a tick at ${this.now} leaves one due at ${after}`);
+        }
+        continue;
+      }
+      const transition = this.nodes.next(target);
+      if (transition === undefined) {
+        this.now = target;
+        this.feed({ kind: 'tick' });
+        return;
+      }
+      this.now = Math.max(this.now, transition.at);
+      this.happen(transition);
+    }
+  }
+
+  private happen({ node, epoch, what }: Transition): void {
+    const name = node.spec.name;
+    if (epoch !== node.epoch) {
+      return;
+    }
+    if (what === 'stopped') {
+      node.state = 'stopped';
+      node.stopping = false;
+      this.feed({ kind: 'stop-ended', node: name, ok: true });
+    } else if (what === 'wake-failed') {
+      node.waking = false;
+      this.feed({ kind: 'wake-ended', node: name, ok: false, detail: 'did not answer' });
+    } else if (node.spec.start === 'ok') {
+      node.state = 'running';
+      node.startedAt = this.now;
+      node.waking = false;
+      const view = this.nodes.viewOf(node, this.now);
+      this.feed({ kind: 'wake-ended', node: name, ok: true, view });
+    } else if (node.spec.start === 'crash') {
+      node.state = 'stopped';
+      node.waking = false;
+      this.feed({ kind: 'wake-ended', node: name, ok: false, detail: 'crashed' });
+    } else {
+      // Loading for ever: the gateway's wake gives up at its timeout and leaves it loading.
+      this.nodes.plan(node, this.now + this.spec.wakeTimeoutMs, 'wake-failed');
+    }
+  }
+
+  /** One event and everything its actions cause, fed after, as the edge would. */
+  private feed(event: SchedulerEvent): void {
+    const after: SchedulerEvent[] = [];
+    for (const action of this.scheduler.step(event, this.now)) {
+      this.observe(action);
+      this.apply(action, after);
+    }
+    for (const next of after) {
+      this.feed(next);
+    }
+  }
+
+  private apply(action: Action, after: SchedulerEvent[]): void {
+    if (action.kind === 'dispatch' || action.kind === 'reject') {
+      const caller = checkAnswer(action, this.callers.get(action.id));
+      if (action.kind === 'reject') {
+        caller.status = 'done';
+      } else {
+        checkOrder(caller, this.callers.values());
+        this.dispatch(caller, this.nodes.named(action.node), after);
+      }
+      return;
+    }
+    const node = this.nodes.named(action.node);
+    if (action.kind === 'wake') {
+      checkWake(node);
+      node.waking = true;
+      node.state = 'starting';
+      this.nodes.checkGroups();
+      this.nodes.plan(node, this.now + node.spec.startMs, 'ready');
+      return;
+    }
+    checkStop(node, this.callers);
+    if (node.state === 'stopped') {
+      after.push({ kind: 'stop-ended', node: node.spec.name, ok: true });
+      return;
+    }
+    node.stopping = true;
+    node.state = 'stopping';
+    this.nodes.plan(node, this.now + node.spec.stopMs, 'stopped');
+  }
+
+  private dispatch(caller: Caller, node: SimulatedNode, after: SchedulerEvent[]): void {
+    if (node.state === 'stopped') {
+      // It crashed since the last view: the request fails upstream at once (spec §4.2 rule 4).
+      caller.status = 'done';
+      after.push({ kind: 'end', id: caller.id });
+      return;
+    }
+    checkTarget(caller, node);
+    node.ours.add(caller.id);
+    node.lastActiveAt = this.now;
+    caller.status = 'running';
+    caller.node = node;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The scheduler as unit tests drive it: node views built from a few facts, and a harness with an
+ * injected clock that feeds events and keeps every action answered.
+ */
+import { Scheduler } from '../../../src/core/fleet/scheduling/scheduler.ts';
+import {
+  type SchedulerOptions,
+  schedulerSettings,
+} from '../../../src/core/fleet/scheduling/settings.ts';
+import type {
+  Action,
+  NodeView,
+  RequestId,
+  SchedulerEvent,
+} from '../../../src/core/fleet/scheduling/types.ts';
+
+export const MODEL = 'chat';
+
+/** A node running MODEL, ready, seen at time 0, with what `extra` changes. */
+export function running(name: string, extra: Partial<NodeView> = {}): NodeView {
+  return { name, observedAt: 0, state: 'running', ready: true, serves: [MODEL], ...extra };
+}
+
+/** A stopped node a wake would start MODEL on. */
+export function stopped(name: string, extra: Partial<NodeView> = {}): NodeView {
+  return {
+    name,
+    observedAt: 0,
+    state: 'stopped',
+    ready: false,
+    serves: [],
+    wakes: [MODEL],
+    ...extra,
+  };
+}
+
+export class Harness {
+  now = 0;
+  readonly scheduler: Scheduler;
+  readonly log: Action[] = [];
+
+  constructor(options: SchedulerOptions, views: readonly NodeView[] = []) {
+    this.scheduler = new Scheduler(schedulerSettings(options));
+    if (views.length > 0) {
+      this.views(...views);
+    }
+  }
+
+  step(event: SchedulerEvent): Action[] {
+    const actions = this.scheduler.step(event, this.now);
+    this.log.push(...actions);
+    return actions;
+  }
+
+  /** Views as seen now (unless they say otherwise). */
+  views(...views: NodeView[]): Action[] {
+    return this.step({
+      kind: 'views',
+      views: views.map((view) => ({ ...view, observedAt: Math.max(view.observedAt, this.now) })),
+    });
+  }
+
+  arrive(
+    id: RequestId,
+    extra: { model?: string; streaming?: boolean; affinity?: string } = {},
+  ): Action[] {
+    const { model = MODEL, streaming = false, affinity } = extra;
+    return this.step({
+      kind: 'arrive',
+      request: { id, model, streaming, ...(affinity === undefined ? {} : { affinity }) },
+    });
+  }
+
+  end(id: RequestId): Action[] {
+    return this.step({ kind: 'end', id });
+  }
+
+  /** Moves the clock on and ticks. */
+  advance(ms: number): Action[] {
+    this.now += ms;
+    return this.step({ kind: 'tick' });
+  }
+
+  wakeReady(view: NodeView): Action[] {
+    return this.step({
+      kind: 'wake-ended',
+      node: view.name,
+      ok: true,
+      view: { ...view, observedAt: this.now },
+    });
+  }
+
+  wakeFailed(node: string, detail = 'it crashed'): Action[] {
+    return this.step({ kind: 'wake-ended', node, ok: false, detail });
+  }
+
+  stopEnded(node: string, ok = true): Action[] {
+    return this.step({ kind: 'stop-ended', node, ok });
+  }
+}
+
+/** `id→node` for each dispatch, in order. */
+export function dispatches(actions: readonly Action[]): string[] {
+  return actions.flatMap((action) =>
+    action.kind === 'dispatch' ? [`${action.id}→${action.node}`] : [],
+  );
+}
+
+/** Every action, in one short line each, for a whole-sequence comparison. */
+export function brief(actions: readonly Action[]): string[] {
+  return actions.map((action) => {
+    switch (action.kind) {
+      case 'dispatch':
+        return `dispatch ${action.id}→${action.node}`;
+      case 'reject':
+        return `reject ${action.id} ${action.reason}${action.retryAfterSeconds === undefined ? '' : ` ${action.retryAfterSeconds}s`}`;
+      case 'wake':
+        return `wake ${action.node} ${action.model} (${action.cause})`;
+      case 'stop':
+        return `stop ${action.node} (${action.reason})`;
+    }
+  });
+}

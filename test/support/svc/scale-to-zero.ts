@@ -1,0 +1,111 @@
+/**
+ * Helpers for the scale-to-zero end-to-end tests (GUIDE D26): a chat request through the gateway,
+ * a node's state as its own daemon reports it, and a daemon that a wake command starts
+ * (test/fixtures/start-detached.mjs), killed by PID with everything under it when the test ends.
+ * The engines on the process table are watched with engine-watch.ts.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { onTestFinished } from 'vitest';
+
+import { REPO_ROOT, testPath } from '../prerequisites/engines.ts';
+import { alive, processTree } from '../processes/process-tree.ts';
+import { authorized, NODE_TOKEN } from './gateway-fleet.ts';
+import { SVC } from './svc.ts';
+
+/** A short chat request for `model`: `<status> <object>` (or the body when it is no completion). */
+export async function chat(url: string, model: string): Promise<string> {
+  const reply = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...authorized(), 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 4 }),
+  });
+  const body = (await reply.json()) as { object?: string };
+  return `${reply.status} ${body.object ?? JSON.stringify(body)}`;
+}
+
+/** A streamed chat request for `model` generating `tokens` tokens (EOS ignored), once it answers. */
+export async function stream(url: string, model: string, tokens: number): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...authorized(), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model,
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: tokens,
+      ignore_eos: true,
+      stream: true,
+    }),
+  });
+}
+
+/** The node's state as its daemon reports it (`GET /v1/status`), or `down` when it does not answer. */
+export async function nodeState(daemonUrl: string): Promise<string> {
+  try {
+    const reply = await fetch(`${daemonUrl}/v1/status`, { headers: authorized(NODE_TOKEN) });
+    const body = (await reply.json()) as { state?: string };
+    return body.state ?? `status ${reply.status}`;
+  } catch {
+    return 'down';
+  }
+}
+
+export interface WokenDaemon {
+  /** The wake command's argv for the fleet file. */
+  readonly wakeCommand: readonly string[];
+  /** How many times the wake command ran so far. */
+  runs(): Promise<number>;
+}
+
+/**
+ * A daemon that only the wake command starts: its JSON spec in `dir`, on `port` with the node
+ * token. When the test ends, the daemon and everything under it are killed by PID.
+ */
+export async function wokenDaemon(dir: string, port: number): Promise<WokenDaemon> {
+  const files = {
+    pidFile: join(dir, 'woken.pid'),
+    runsFile: join(dir, 'wake-runs.txt'),
+    logFile: join(dir, 'woken.log'),
+  };
+  const spec = join(dir, 'wake-spec.json');
+  await writeFile(
+    spec,
+    JSON.stringify({
+      command: process.execPath,
+      args: [SVC, 'daemon', '--api-addr', `127.0.0.1:${port}`],
+      env: {
+        ...process.env,
+        PATH: testPath(),
+        SVC_CONFIG_DIR: join(dir, 'config-woken'),
+        SVC_API_TOKEN: NODE_TOKEN,
+        SVC_LOG_LEVEL: 'debug',
+        SVC_STOP_GRACE_SECONDS: '1',
+        SVC_SAMPLE_INTERVAL_SECONDS: '0.3',
+      },
+      ...files,
+    }),
+  );
+  onTestFinished(async () => {
+    const pids = (await readFile(files.pidFile, 'utf8').catch(() => '')).split('\n');
+    // Every process under each daemon, listed before any is killed (a killed parent's children
+    // would leave its tree).
+    const trees = pids.filter(Boolean).flatMap((pid) => processTree(Number(pid)));
+    for (const each of alive(trees)) {
+      try {
+        process.kill(each, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+  return {
+    wakeCommand: [
+      process.execPath,
+      join(REPO_ROOT, 'test', 'fixtures', 'start-detached.mjs'),
+      spec,
+    ],
+    runs: async () =>
+      (await readFile(files.runsFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).length,
+  };
+}
