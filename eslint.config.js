@@ -1,7 +1,7 @@
 // Lint rules carry the code-shape bar of CONTRIBUTING.md: strict types, no console outside the
 // logger and the terminal driver, one process.exit (src/cli.ts), and the layout's rules below
 // (which folder may import which, pure folders, the node-driver seam). What lint cannot see
-// (cycles through type-only imports, file length) src/architecture.test.ts checks.
+// (cycles through type-only imports, file length, folder size) src/architecture.test.ts checks.
 import js from '@eslint/js';
 import importPlugin from 'eslint-plugin-import';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';

@@ -2,7 +2,8 @@
  * The layout's rules that lint cannot see (eslint.config.js holds the rest): no import cycle,
  * type-only imports included (import/no-cycle skips them), and no file under src longer than
  * MAX_LINES (sources, tests, the page's scripts and styles alike): one concern a file, split by
- * concern when it grows past that.
+ * concern when it grows past that; and no folder of src, test, bench or scripts holding more than
+ * MAX_SOURCES source files (tests counted apart): one concern a folder, likewise.
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
+import { oversizedFolders, relativeFiles } from '../test/support/layout/folder-sizes.ts';
 import {
   describeCycle,
   filesUnder,
@@ -20,6 +22,7 @@ import {
 
 const ROOT = join(fileURLToPath(import.meta.url), '../..');
 const MAX_LINES = 300;
+const MAX_SOURCES = 25;
 
 /** Lines as an editor shows them: a last line without its newline counts too. */
 function lineCount(text: string): number {
@@ -43,5 +46,13 @@ describe('the layout', () => {
       .map((file) => `${file.path} has ${file.lines} lines`)
       .sort();
     expect(long).toEqual([]);
+  });
+
+  it(`has no folder over ${MAX_SOURCES} source files, tests counted apart`, () => {
+    const files = ['src', 'test', 'bench', 'scripts'].flatMap((dir) =>
+      relativeFiles(ROOT, filesUnder(join(ROOT, dir))),
+    );
+    expect(files.length).toBeGreaterThan(100);
+    expect(oversizedFolders(files, MAX_SOURCES)).toEqual([]);
   });
 });
