@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { chat, type ChatOptions } from '../support/http/chat.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import {
   alive,
@@ -49,16 +50,10 @@ function llamaConfig(port: number, extra: Record<string, unknown> = {}): Record<
   };
 }
 
-async function chat(port: number, key?: string): Promise<Response> {
-  return fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
-    },
-    body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }], max_tokens: 4 }),
-  });
-}
+/** The engine's own address, where a daemon's node answers (gated by its engine key). */
+const engineAt = (port: number): string => `http://127.0.0.1:${port}`;
+
+const bearer = (key: string): ChatOptions => ({ headers: { authorization: `Bearer ${key}` } });
 
 describe('svc daemon with the real llama-server', () => {
   it('pushes, starts, serves a completion, reports status and logs, stops, and restarts from the stored config', async () => {
@@ -92,7 +87,7 @@ describe('svc daemon with the real llama-server', () => {
     expect(Date.parse(String(started.json['lastActiveAt']))).toBeGreaterThan(Date.now() - 60_000);
 
     await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
-    const reply = await chat(port);
+    const reply = await chat(engineAt(port));
     expect(reply.status).toBe(200);
     expect(((await reply.json()) as { object: string }).object).toBe('chat.completion');
 
@@ -103,7 +98,7 @@ describe('svc daemon with the real llama-server', () => {
     expect(tail.json['path']).toBe(join(configDir, 'daemon', 'engine.log'));
     const next = Number(tail.json['nextOffset']);
     expect(next).toBe(tail.json['size']);
-    await chat(port);
+    await chat(engineAt(port));
     // The engine writes its log on a thread of its own, possibly just after it answered.
     const appended = await eventually(
       () => first.call('GET', `/v1/logs?offset=${next}`),
@@ -137,7 +132,7 @@ describe('svc daemon with the real llama-server', () => {
     const again = await second.call('POST', '/v1/start');
     expect(again.json).toMatchObject({ state: 'running', model, engine: { port } });
     await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
-    expect((await chat(port)).status).toBe(200);
+    expect((await chat(engineAt(port))).status).toBe(200);
     expect(await second.terminate()).toBe(0);
     // SIGTERM stopped the engine too.
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
@@ -153,9 +148,9 @@ describe('svc daemon with the real llama-server', () => {
     expect(started.json).toMatchObject({ state: 'running', engine: { port, requiresKey: true } });
     await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
 
-    expect((await chat(port)).status).toBe(401);
-    expect((await chat(port, 'wrong')).status).toBe(401);
-    expect((await chat(port, KEY)).status).toBe(200);
+    expect((await chat(engineAt(port))).status).toBe(401);
+    expect((await chat(engineAt(port), {}, bearer('wrong'))).status).toBe(401);
+    expect((await chat(engineAt(port), {}, bearer(KEY))).status).toBe(200);
 
     const logs = await node.call('GET', '/v1/logs?limit=65536');
     const pid = Number(
@@ -176,7 +171,7 @@ describe('svc daemon with the real llama-server', () => {
       engine: { requiresKey: true },
     });
     await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
-    expect((await chat(port)).status).toBe(401);
+    expect((await chat(engineAt(port))).status).toBe(401);
 
     // A start carrying a config and no key opens the engine and clears the stored key.
     await node.call('POST', '/v1/stop');
@@ -184,7 +179,7 @@ describe('svc daemon with the real llama-server', () => {
       engine: { requiresKey: false },
     });
     await waitForStatus(`http://127.0.0.1:${port}/health`, 200);
-    expect((await chat(port)).status).toBe(200);
+    expect((await chat(engineAt(port))).status).toBe(200);
     await expect(stat(keyFile)).rejects.toThrow();
     expect(await node.terminate()).toBe(0);
   });

@@ -19,6 +19,7 @@ import {
   startFakeDaemons,
   startHungDaemon,
 } from '../support/fakes/fake-daemons.ts';
+import { chatBody } from '../support/http/chat.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { startProcess, type TestProcess } from '../support/processes/processes.ts';
 import { freePort, startTestDaemon } from '../support/svc/daemon.ts';
@@ -114,11 +115,7 @@ async function setup(
   return { dir, gateway, url, call };
 }
 
-const chat = (): Record<string, unknown> => ({
-  model: 'tiny',
-  messages: [{ role: 'user', content: 'hello' }],
-  max_tokens: 4,
-});
+const chat = (): Record<string, unknown> => chatBody({ model: 'tiny' });
 
 /** `count` sequential completions through the gateway, each as "<status> <node> <object>". */
 async function completions(test: Setup, count = 20): Promise<string[]> {

@@ -8,10 +8,11 @@ import { request as httpRequest } from 'node:http';
 
 import { describe, expect, it } from 'vitest';
 
+import { chat, chatBody } from '../support/http/chat.ts';
 import { authorized, type GatewayFleet, startGatewayFleet } from '../support/svc/gateway-fleet.ts';
 
-const chat = (extra: Record<string, unknown> = {}): string =>
-  JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello' }], ...extra });
+const body = (extra: Record<string, unknown> = {}): string =>
+  JSON.stringify(chatBody({ model: 'm', ...extra }));
 
 async function oneNode(
   fake: string,
@@ -29,13 +30,8 @@ async function oneNode(
   );
 }
 
-function post(fleet: GatewayFleet, body: string, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${fleet.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...authorized(), 'content-type': 'application/json' },
-    body,
-    ...(signal === undefined ? {} : { signal }),
-  });
+function post(fleet: GatewayFleet, text: string, signal?: AbortSignal): Promise<Response> {
+  return chat(fleet.url, text, { headers: authorized(), signal });
 }
 
 /** The whole text of a streamed reply, read as it arrives. */
@@ -51,7 +47,7 @@ async function readAll(reply: Response): Promise<string> {
 describe('wake progress for streamed requests', { timeout: 120_000 }, () => {
   it('sends headers and ": waking" comments while an engine takes 8 s to load, then its stream', async () => {
     const fleet = await oneNode('slow-health:8000');
-    const reply = await post(fleet, chat({ stream: true }));
+    const reply = await post(fleet, body({ stream: true }));
     expect(reply.status, await reply.clone().text()).toBe(200);
     expect(reply.headers.get('content-type')).toBe('text/event-stream');
     expect(reply.headers.get('x-svc-node')).toBe('box');
@@ -67,14 +63,14 @@ describe('wake progress for streamed requests', { timeout: 120_000 }, () => {
     expect(line).toMatch(/status=200 .*model=m node=box/);
 
     // Non-streamed requests to a ready engine carry no progress: the engine's reply as it is.
-    const plain = await post(fleet, chat());
+    const plain = await post(fleet, body());
     expect(plain.headers.get('content-type')).toBe('application/json');
     expect(plain.headers.get('server-timing')).toMatch(/^gateway;dur=[\d.]+$/);
   });
 
   it('ends the stream with one OpenAI-shaped error event when the engine dies while loading', async () => {
     const fleet = await oneNode('slow-health:60000,crash-after:4000');
-    const reply = await post(fleet, chat({ stream: true }));
+    const reply = await post(fleet, body({ stream: true }));
     expect(reply.status).toBe(200);
     const text = await readAll(reply);
     expect(text).toMatch(/^: waking box \(2 s\)$/m);
@@ -91,7 +87,7 @@ describe('wake progress for streamed requests', { timeout: 120_000 }, () => {
 describe('limits and hygiene', { timeout: 90_000 }, () => {
   it('gives a non-streamed reply --reply-timeout, then 504 naming the node', async () => {
     const fleet = await oneNode('slow-reply:20000', { gatewayArgs: ['--reply-timeout', '1s'] });
-    const reply = await post(fleet, chat());
+    const reply = await post(fleet, body());
     expect(reply.status).toBe(504);
     expect(await reply.json()).toEqual({
       error: {
@@ -105,7 +101,7 @@ describe('limits and hygiene', { timeout: 90_000 }, () => {
   it('leaks no listener while a reader cannot keep up with a long stream', async () => {
     // 40 chunks of 256 KiB: every write outruns the socket, so each one waits for 'drain'.
     const fleet = await oneNode('chunks:40,chunk-bytes:262144');
-    const text = await readAll(await post(fleet, chat({ stream: true })));
+    const text = await readAll(await post(fleet, body({ stream: true })));
     expect(text.match(/^data: /gm)).toHaveLength(41);
     expect(fleet.gateway.stderr()).not.toContain('MaxListenersExceededWarning');
   });
@@ -113,7 +109,7 @@ describe('limits and hygiene', { timeout: 90_000 }, () => {
   it('logs a stream the caller aborted, with the model and the node', async () => {
     const fleet = await oneNode('chunks:20');
     const abort = new AbortController();
-    const reply = await post(fleet, chat({ stream: true }), abort.signal);
+    const reply = await post(fleet, body({ stream: true }), abort.signal);
     await (reply.body as ReadableStream<Uint8Array>).getReader().read();
     abort.abort();
     const [line] = await fleet.gateway.waitFor(/api request .*outcome=aborted.*/);
@@ -123,20 +119,20 @@ describe('limits and hygiene', { timeout: 90_000 }, () => {
   it('answers a wrong token with Expect: 100-continue before the body is sent', async () => {
     const fleet = await oneNode('');
     const outcome = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
-      const body = chat();
+      const text = body();
       let continued = false;
       const request = httpRequest(`${fleet.url}/v1/chat/completions`, {
         method: 'POST',
         headers: {
           ...authorized('wrong'),
           'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
+          'content-length': Buffer.byteLength(text),
           expect: '100-continue',
         },
       });
       request.on('continue', () => {
         continued = true;
-        request.end(body);
+        request.end(text);
       });
       request.on('response', (response) => {
         response.resume();

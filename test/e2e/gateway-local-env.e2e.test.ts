@@ -14,6 +14,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { chat } from '../support/http/chat.ts';
 import { freePort } from '../support/http/net.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { testPath } from '../support/prerequisites/engines.ts';
@@ -66,16 +67,11 @@ beforeAll(async () => {
 
 /** A chat reply that ignores end-of-sequence, so only the token limit or the context ends it. */
 async function longReply(url: string, model: string): Promise<{ status: number; tokens: number }> {
-  const reply = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...authorized(), 'content-type': 'application/json' },
-    body: JSON.stringify({
-      model,
-      messages: [{ role: 'user', content: 'hello' }],
-      max_tokens: MAX_TOKENS,
-      ignore_eos: true,
-    }),
-  });
+  const reply = await chat(
+    url,
+    { model, max_tokens: MAX_TOKENS, ignore_eos: true },
+    { headers: authorized() },
+  );
   const body = (await reply.json()) as { usage?: { completion_tokens?: number } };
   return { status: reply.status, tokens: body.usage?.completion_tokens ?? -1 };
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { chat } from '../support/http/chat.ts';
 import { freePort } from '../support/http/net.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { testPath } from '../support/prerequisites/engines.ts';
@@ -65,12 +66,9 @@ function parentOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-async function chat(url: string, model: string): Promise<{ status: number; body: unknown }> {
-  const reply = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...authorized(), 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 }),
-  });
+/** A short chat for `model` through the gateway at `url`: its status and parsed body. */
+async function served(url: string, model: string): Promise<{ status: number; body: unknown }> {
+  const reply = await chat(url, { model }, { headers: authorized() });
   return { status: reply.status, body: await reply.json() };
 }
 
@@ -87,7 +85,7 @@ describe('local nodes', () => {
       `local nodes a, b: engines run by this gateway, logs under ${join(configDir, 'nodes')}`,
     );
     for (const model of ['alpha', 'beta']) {
-      expect(await chat(url, model)).toMatchObject({
+      expect(await served(url, model)).toMatchObject({
         status: 200,
         body: { object: 'chat.completion', model },
       });
@@ -128,7 +126,7 @@ describe('local nodes', () => {
       logLevel: 'info',
       env: { PATH: testPath() },
     });
-    expect(await chat(first.url, 'alpha')).toMatchObject({ status: 200 });
+    expect(await served(first.url, 'alpha')).toMatchObject({ status: 200 });
     const pid = enginePid(configDir, 'a');
     killSurvivorsAfterTest([pid]);
     // The watchdog would end the engine within seconds of the gateway's death; with it gone

@@ -14,6 +14,7 @@ import {
   type PromSample,
   sampleValue,
 } from '../../src/core/metrics/prometheus.ts';
+import { chat } from '../support/http/chat.ts';
 import { readSse } from '../support/http/sse.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { authorized, startGatewayFleet } from '../support/svc/gateway-fleet.ts';
@@ -38,16 +39,8 @@ describe('gateway GET /metrics', () => {
       expect(reply.headers.get('content-type')).toContain('text/plain; version=0.0.4');
       return parsePrometheus(await reply.text());
     };
-    const chat = (body: Record<string, unknown>): Promise<Response> =>
-      fetch(`${fleet.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { ...authorized(), 'content-type': 'application/json' },
-        body: JSON.stringify({
-          messages: [{ role: 'user', content: 'hi' }],
-          max_tokens: 4,
-          ...body,
-        }),
-      });
+    const ask = (body: Record<string, unknown>): Promise<Response> =>
+      chat(fleet.url, body, { headers: authorized() });
 
     expect((await get('/metrics', null)).status).toBe(401);
     const before = await scrape();
@@ -55,15 +48,15 @@ describe('gateway GET /metrics', () => {
     expect(value(before, 'svc_gateway_wakes_total')).toBeUndefined();
 
     // The first request wakes node a; the second streams from it.
-    const woken = await chat({ model: 'tiny' });
+    const woken = await ask({ model: 'tiny' });
     expect(woken.status).toBe(200);
     await woken.json();
-    const streamed = await chat({ model: 'tiny', stream: true });
+    const streamed = await ask({ model: 'tiny', stream: true });
     expect(streamed.status).toBe(200);
     const { events } = await readSse(streamed.body as ReadableStream<Uint8Array>);
     expect(events.at(-1)?.data).toBe('[DONE]');
     // A model nothing describes: refused before routing, so no series carries its name.
-    expect((await chat({ model: 'no-such-model' })).status).toBe(404);
+    expect((await ask({ model: 'no-such-model' })).status).toBe(404);
 
     const after = await scrape();
     const served = { route: '/v1/chat/completions', model: 'tiny', node: 'a', status_class: '2xx' };

@@ -16,6 +16,7 @@ import {
   fakeAwsEnv,
   startControlPlane,
 } from '../support/fakes/control-plane.ts';
+import { chat } from '../support/http/chat.ts';
 import { readSse } from '../support/http/sse.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
@@ -53,11 +54,7 @@ async function register(name: string): Promise<void> {
 }
 
 async function complete(model: string, base = url): Promise<{ status: number; body: string }> {
-  const reply = await fetch(`${base}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...authorized(), 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
-  });
+  const reply = await chat(base, { model }, { headers: authorized() });
   const body = await reply.text();
   seen.push(body);
   return { status: reply.status, body };
@@ -168,16 +165,11 @@ describe('a gateway over daemon and remote nodes', () => {
     // The first start call's connection is dropped: the boot retries it after 5 s.
     sim.dropStarts = 1;
     const plain = Array.from({ length: 4 }, () => complete('tiny-remote'));
-    const streamed = fetch(`${url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { ...authorized(), 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'tiny-remote',
-        messages: [{ role: 'user', content: 'hi' }],
-        max_tokens: 16,
-        stream: true,
-      }),
-    });
+    const streamed = chat(
+      url,
+      { model: 'tiny-remote', max_tokens: 16, stream: true },
+      { headers: authorized() },
+    );
     const replies = await Promise.all(plain);
     for (const reply of replies) {
       expect(reply.status, reply.body).toBe(200);

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parsePrometheus, sampleValue } from '../../src/core/metrics/prometheus.ts';
+import { chat } from '../support/http/chat.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
 import {
@@ -32,17 +33,9 @@ const NODES = ['a', 'b'] as const;
 
 let fleet: GatewayFleet;
 
-function chatBody(extra: Record<string, unknown>): Record<string, unknown> {
-  return { model: MODEL, messages: [{ role: 'user', content: 'hello world' }], ...extra };
-}
-
-function chat(body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${fleet.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...authorized(), 'content-type': 'application/json' },
-    body: JSON.stringify(chatBody(body)),
-    ...(signal === undefined ? {} : { signal }),
-  });
+/** A chat for MODEL through the gateway; `fields` over the short chat's. */
+function ask(fields: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
+  return chat(fleet.url, { model: MODEL, ...fields }, { headers: authorized(), signal });
 }
 
 /** One node's engine log as the daemon keeps it. */
@@ -100,7 +93,7 @@ interface Hold {
 /** Takes one slot with a stream that never ends on its own, until released. */
 async function hold(): Promise<Hold> {
   const abort = new AbortController();
-  const reply = await chat(
+  const reply = await ask(
     { stream: true, max_tokens: 1_000_000, ignore_eos: true, temperature: 0 },
     abort.signal,
   );
@@ -214,7 +207,7 @@ describe('the gateway scheduler over two one-slot llama-server nodes', () => {
   it('queues one request while both slots are held, refuses the next with 429, then streams the queued one', async () => {
     const [first, second] = [await hold(), await hold()];
     const abort = new AbortController();
-    const queued = await chat({ stream: true, max_tokens: 8 }, abort.signal);
+    const queued = await ask({ stream: true, max_tokens: 8 }, abort.signal);
     // GUIDE D25: a stream that has waited 2 s gets its headers and a comment with its place.
     expect(queued.status).toBe(200);
     expect(queued.headers.get('content-type')).toContain('text/event-stream');
@@ -222,7 +215,7 @@ describe('the gateway scheduler over two one-slot llama-server nodes', () => {
     const before = await readUntil(reader, QUEUED);
     expect(before).not.toContain('data:');
 
-    const refused = await chat({ max_tokens: 8 });
+    const refused = await ask({ max_tokens: 8 });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(Number.isInteger(Number(refused.headers.get('retry-after')))).toBe(true);
@@ -253,7 +246,7 @@ describe('the gateway scheduler over two one-slot llama-server nodes', () => {
   // neither its node nor its wait can be in them.
   it('says how long a request waited in its reply Server-Timing', async () => {
     const [first, second] = [await hold(), await hold()];
-    const reply = chat({ max_tokens: 4 });
+    const reply = ask({ max_tokens: 4 });
     await eventually(waiting, (count) => count === 1, 'the request to wait for a slot');
     await first.release();
     const answered = await reply;
@@ -270,14 +263,14 @@ describe('the gateway scheduler over two one-slot llama-server nodes', () => {
     const startedBefore = await startedByNode();
 
     const abandon = new AbortController();
-    const abandoned = await chat({ stream: true, max_tokens: 8 }, abandon.signal);
+    const abandoned = await ask({ stream: true, max_tokens: 8 }, abandon.signal);
     expect(abandoned.status).toBe(200);
     await readUntil((abandoned.body as ReadableStream<Uint8Array>).getReader(), QUEUED);
     abandon.abort();
     await eventually(waiting, (count) => count === 0, 'the abandoned request to leave the queue');
 
     // With `queue: {max: 1}` a request still counted would make this one a 429; it is first.
-    const next = await chat({ stream: true, max_tokens: 8 });
+    const next = await ask({ stream: true, max_tokens: 8 });
     expect(next.status).toBe(200);
     const reader = (next.body as ReadableStream<Uint8Array>).getReader();
     await readUntil(reader, QUEUED);
@@ -292,17 +285,17 @@ describe('the gateway scheduler over two one-slot llama-server nodes', () => {
   it('answers through the gateway exactly as the engine answers directly', async () => {
     // Greedy, seeded, and without the prompt cache, so both replies are computed the same way.
     const request = { max_tokens: 16, temperature: 0, seed: 42, cache_prompt: false };
-    const viaGateway = await chat(request);
+    const viaGateway = await ask(request);
     expect(viaGateway.status).toBe(200);
     const node = viaGateway.headers.get('x-svc-node') ?? '';
     const status = await fleet.daemons[node]?.call('GET', '/v1/status');
     const port = (status?.json['engine'] as { port: number } | undefined)?.port;
     expect(port).toBeGreaterThan(0);
-    const direct = await fetch(`http://127.0.0.1:${String(port)}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ENGINE_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify(chatBody(request)),
-    });
+    const direct = await chat(
+      `http://127.0.0.1:${String(port)}`,
+      { model: MODEL, ...request },
+      { headers: { authorization: `Bearer ${ENGINE_KEY}` } },
+    );
     expect(direct.status).toBe(200);
     type Completion = { choices: { message: { content: string }; finish_reason: string }[] };
     const [through, straight] = [

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { chatBody } from '../support/http/chat.ts';
 import { readSse } from '../support/http/sse.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import type { TestProcess } from '../support/processes/processes.ts';
@@ -92,12 +93,8 @@ async function fleet(
   };
 }
 
-const chat = (model: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  model,
-  messages: [{ role: 'user', content: 'hello' }],
-  max_tokens: 4,
-  ...extra,
-});
+const chat = (model: string, extra: Record<string, unknown> = {}): Record<string, unknown> =>
+  chatBody({ model, ...extra });
 
 async function errorOf(reply: Response): Promise<string> {
   // GUIDE D19: every gateway-made error is {"error": {"message", "type", "code"}}.

@@ -5,6 +5,7 @@
  */
 import { expect } from 'vitest';
 
+import { chat } from '../http/chat.ts';
 import { opencodeConfigOf, readAgentRecord } from './fake-agent.ts';
 
 export async function expectOpencodeOnGateway(
@@ -18,11 +19,8 @@ export async function expectOpencodeOnGateway(
   const [id, provider] = Object.entries(config.provider)[0] ?? [];
   expect(provider?.options.baseURL).toBe(baseUrl);
   expect(config.model).toBe(`${id ?? ''}/${model}`);
-  const reply = await fetch(`${baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
-  });
+  // The provider's base URL ends in /v1, where the agent sends its chat completions.
+  const reply = await chat(baseUrl.replace(/\/v1$/, ''), { model });
   expect(reply.status, await reply.clone().text()).toBe(200);
   expect(((await reply.json()) as { model?: string }).model).toBe(model);
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { onTestFinished } from 'vitest';
 
+import { chat as chatRequest } from '../http/chat.ts';
 import { REPO_ROOT, testPath } from '../prerequisites/engines.ts';
 import { alive, processTree } from '../processes/process-tree.ts';
 import { authorized, NODE_TOKEN } from './gateway-fleet.ts';
@@ -16,28 +17,18 @@ import { SVC } from './svc.ts';
 
 /** A short chat request for `model`: `<status> <object>` (or the body when it is no completion). */
 export async function chat(url: string, model: string): Promise<string> {
-  const reply = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...authorized(), 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 4 }),
-  });
+  const reply = await chatRequest(url, { model }, { headers: authorized() });
   const body = (await reply.json()) as { object?: string };
   return `${reply.status} ${body.object ?? JSON.stringify(body)}`;
 }
 
 /** A streamed chat request for `model` generating `tokens` tokens (EOS ignored), once it answers. */
 export async function stream(url: string, model: string, tokens: number): Promise<Response> {
-  return fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...authorized(), 'content-type': 'application/json' },
-    body: JSON.stringify({
-      model,
-      messages: [{ role: 'user', content: 'hello' }],
-      max_tokens: tokens,
-      ignore_eos: true,
-      stream: true,
-    }),
-  });
+  return chatRequest(
+    url,
+    { model, max_tokens: tokens, ignore_eos: true, stream: true },
+    { headers: authorized() },
+  );
 }
 
 /** The node's state as its daemon reports it (`GET /v1/status`), or `down` when it does not answer. */
