@@ -1,13 +1,14 @@
 /**
  * `svc fleet logs [node…] [-f]`: each node's engine log through its own byte cursor
- * (log-cursor.ts), lines prefixed by node when several. `-f` keeps polling until Ctrl+C; a
+ * (core/runner/log-cursor.ts), lines prefixed by node when several. `-f` keeps polling until Ctrl+C; a
  * node that stops answering (its daemon restarting) is reported once and polled on, and an
  * engine restart is only more lines in the same log (the daemon appends, never rotates: spec §8).
  */
 import type { FleetNodeDriver } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
+import { advance, type LogCursor, START_CURSOR } from '../core/runner/log-cursor.ts';
 import { everyUntilShutdown } from '../core/signals.ts';
-import { advance, type LogCursor, prefixer, START_CURSOR } from './log-cursor.ts';
+import { prefixer } from './log-prefix.ts';
 import { unreachableByConfig } from './select.ts';
 
 export const FOLLOW_POLL_MS = 500;

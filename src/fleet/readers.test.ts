@@ -13,7 +13,8 @@ import {
   routeText,
 } from '../core/fleet/routing/explain-route.ts';
 import type { NodeSnapshot } from '../core/fleet/state/node-snapshot.ts';
-import { advance, prefixer, START_CURSOR } from './log-cursor.ts';
+import { advance, START_CURSOR } from '../core/runner/log-cursor.ts';
+import { prefixer } from './log-prefix.ts';
 import { metricsText, ratesBetween, readingOf } from './metrics.ts';
 
 const node = (name: string, extra: Partial<FleetNode> = {}): FleetNode =>
@@ -151,8 +152,8 @@ describe('fleet log cursor', () => {
     size,
   });
 
-  it('drops the cut first line of a tail, keeps a partial last line for the next read', () => {
-    const first = advance(START_CURSOR, reply('ut line\nwhole\npart', 120));
+  it('keeps the whole first line of a tail (the reader starts it at a line), and a partial last line for the next read', () => {
+    const first = advance(START_CURSOR, reply('whole\npart', 120));
     expect(first.lines).toEqual(['whole']);
     expect(first.cursor).toEqual({ offset: 120, carry: 'part' });
     const next = advance(first.cursor, reply('ial\nnew\n', 128));
@@ -166,13 +167,15 @@ describe('fleet log cursor', () => {
     expect(step.more).toBe(true);
   });
 
-  it('reads a missing log from its start once it exists, and resumes after a replaced one', () => {
+  it('reads a missing log from its start once it exists, and a replaced one from its new tail', () => {
     const missing = advance(START_CURSOR, { content: '', nextOffset: 0, size: 0, missing: true });
     expect(missing.cursor).toEqual({ offset: 0, carry: '' });
     const stale = advance(
       { offset: 500, carry: 'x' },
-      { content: '', nextOffset: 20, size: 20, staleOffset: true },
+      { content: 'new one\n', nextOffset: 20, size: 20, staleOffset: true },
     );
+    // The replaced log's tail is shown; what was carried from the old log is not.
+    expect(stale.lines).toEqual(['new one']);
     expect(stale.cursor).toEqual({ offset: 20, carry: '' });
     expect(stale.notice).toContain('replaced');
   });
