@@ -185,6 +185,19 @@ describe('the openai SDK through svc gateway on llama-server', { timeout: 120_00
     expect((missing as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
     expect(sent()).toBe(2);
 
+    // A name typed wrong: the closest served name comes first in the message (docs/design.md D20).
+    const typo = await sdk.completions
+      .create({ model: 'tiyn', prompt: 'hi' })
+      .catch((error: unknown) => error);
+    expect(typo).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((typo as InstanceType<typeof OpenAI.NotFoundError>).message).toMatch(
+      /^404 did you mean "tiny"\? the model "tiyn" is not available: /,
+    );
+    const typoModel = await sdk.models.retrieve('tiyn').catch((error: unknown) => error);
+    expect((typoModel as InstanceType<typeof OpenAI.NotFoundError>).message).toMatch(
+      /^404 did you mean "tiny"\? the model "tiyn" is not available; /,
+    );
+
     const wrong = client(fleet, 'not-the-token');
     const denied = await wrong.sdk.models.list().catch((error: unknown) => error);
     expect(denied).toBeInstanceOf(OpenAI.AuthenticationError);

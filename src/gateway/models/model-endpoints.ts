@@ -6,6 +6,7 @@
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
+import { didYouMean, served } from './closest-model.ts';
 import { availableText, type ModelClock, modelEntries, type ModelEntry } from './models-list.ts';
 
 /** What a stopped node would start with: its wakeable model, or undefined (wake off, no source). */
@@ -61,7 +62,8 @@ export function modelIdOf(path: string): string | undefined {
 export function modelReply(entries: readonly ModelEntry[], id: string): string {
   const entry = entries.find((candidate) => candidate.id === id);
   if (entry === undefined) {
-    throw new GatewayError(404, `the model "${id}" is not available; ${availableText(entries)}`, {
+    const message = `the model "${id}" is not available; ${availableText(entries)}`;
+    throw new GatewayError(404, `${didYouMean(id, served(entries))}${message}`, {
       code: 'model_not_found',
     });
   }

@@ -13,6 +13,7 @@ import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapsh
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { WakeObserver } from '../metrics/gateway-metrics.ts';
+import { didYouMean, served } from '../models/closest-model.ts';
 import { wakeableModels } from '../models/model-endpoints.ts';
 import { availableText, modelEntries } from '../models/models-list.ts';
 import { waitReady, wakeTimedOut } from './wait-ready.ts';
@@ -105,13 +106,12 @@ export class Waker {
       );
     }
     const now = this.edges.now();
-    const available = availableText(
-      modelEntries(
-        snapshots,
-        await wakeableModels(snapshots, (node) => this.view.wakeableModel(node)),
-        { now, startedAt: now },
-      ),
+    const entries = modelEntries(
+      snapshots,
+      await wakeableModels(snapshots, (node) => this.view.wakeableModel(node)),
+      { now, startedAt: now },
     );
+    const available = availableText(entries);
     let why: string;
     if (fleet.nodes.every((node) => node.wake === 'off')) {
       why =
@@ -124,9 +124,15 @@ export class Waker {
           ? `no node in ${fleet.path} serves or describes ${model}`
           : `no node in ${fleet.path} may be woken for ${model}:\n${reasons.join('\n')}`;
     }
-    return new GatewayError(404, `the model "${model}" is not available: ${why}\n${available}`, {
-      code: 'model_not_found',
-    });
+    // docs/design.md D20: the closest served name first, so a typo is fixed in one try.
+    const near = didYouMean(model, served(entries));
+    return new GatewayError(
+      404,
+      `${near}the model "${model}" is not available: ${why}\n${available}`,
+      {
+        code: 'model_not_found',
+      },
+    );
   }
 
   private coalesce(node: FleetNode, run: () => Promise<EngineTarget>): Promise<EngineTarget> {
