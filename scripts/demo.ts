@@ -4,8 +4,9 @@
  * and its llama-server), then leaves both running until Ctrl+C. Uses the engine kit
  * (scripts/install-test-engine.sh) or a llama-server already on PATH.
  *
- * SIGINT or SIGTERM, at any point, stops the whole tree: the gateway, then the daemon (which
- * stops its engine); once every one of them has exited it prints one last line. The npm script
+ * SIGINT or SIGTERM, at any point and however many arrive, stops the whole tree: the gateway,
+ * then the daemon (which stops its engine); once every one of them has exited it prints one last
+ * line. The npm script
  * runs this file with `exec node --import tsx`, so the signal npm forwards lands here, not on a
  * shell or a wrapper process that would die and leave the tree running.
  *
@@ -52,8 +53,11 @@ function shutdown(): Promise<void> {
   })();
   return stopping;
 }
-process.once('SIGINT', () => void shutdown());
-process.once('SIGTERM', () => void shutdown());
+// `on`, not `once`: Ctrl+C in a terminal delivers SIGINT twice (the terminal signals the whole
+// foreground group, and npm forwards its own), and a second signal with no listener would end
+// this script half-way through the clean-up, before the last line, with npm returning at once.
+process.on('SIGINT', () => void shutdown());
+process.on('SIGTERM', () => void shutdown());
 
 function track(child: ChildProcess): ChildProcess {
   children.push(child);
