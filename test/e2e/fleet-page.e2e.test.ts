@@ -7,21 +7,24 @@
  * over docs/fleet-page.png (otherwise it goes to a temporary folder, so a test run leaves the
  * working tree as it was).
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Page } from 'puppeteer-core';
 import { describe, expect, it } from 'vitest';
 
 import { writeTinyModel } from '../support/models/tiny-model.ts';
-import { REPO_ROOT } from '../support/prerequisites/engines.ts';
+import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
+import { startProcess } from '../support/processes/processes.ts';
 import { openBrowser } from '../support/screens/browser.ts';
 import { authorized, GATEWAY_TOKEN, startGatewayFleet } from '../support/svc/gateway-fleet.ts';
-import { tempDir } from '../support/svc/svc.ts';
+import { SVC, tempDir } from '../support/svc/svc.ts';
 
 // The callbacks handed to page.evaluate/waitForFunction run inside Chromium, not Node: these are
 // the few browser globals they touch, typed here because the project compiles without the DOM lib.
 interface BrowserNode {
   readonly textContent: string | null;
+  readonly hidden?: boolean;
 }
 declare const document: {
   querySelector(selector: string): BrowserNode | null;
@@ -166,6 +169,43 @@ describe('the fleet page in headless Chromium', () => {
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
     expect(overflow).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('asks for no token when the gateway wants none', async () => {
+    const work = await tempDir();
+    const model = await writeTinyModel(join(work, 'tiny.gguf'));
+    await writeFile(join(work, 'a.svc'), `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny-a\n`);
+    await writeFile(
+      join(work, 'fleet.yaml'),
+      `nodes:\n  - {name: a, kind: local, file: ${join(work, 'a.svc')}}\n`,
+    );
+    // On loopback without a token, as svc up runs a one-box fleet.
+    const gateway = startProcess(SVC, ['gateway', '--listen', '127.0.0.1:0'], {
+      cwd: work,
+      env: {
+        ...process.env,
+        PATH: testPath(),
+        SVC_API_TOKEN: '',
+        SVC_CONFIG_DIR: join(work, 'config'),
+        SVC_LOG_LEVEL: 'warn',
+      },
+    });
+    const [, url = ''] = await gateway.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+
+    const browser = await openBrowser();
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(String(error)));
+    await page.goto(`${url}/`, { waitUntil: 'load' });
+    await waitForField(page, 'a', 'state', 'idle');
+    const shown = await page.evaluate(() => ({
+      login: document.querySelector('#login')?.hidden,
+      forget: document.querySelector('#forget')?.hidden,
+      status: document.querySelector('#status')?.textContent,
+      kept: sessionStorage.getItem('svc-gateway-token'),
+    }));
+    expect(shown).toEqual({ login: true, forget: true, status: 'Connected: 1 nodes', kept: null });
     expect(problems).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // The fleet page's script: no framework, no build step, nothing fetched but the gateway's own
 // JSON. Every data call carries the gateway token, asked once and kept in sessionStorage (this tab
-// only). Data reaches the page through textContent and DOM attributes only, never as HTML. Start
+// only), and only when the gateway wants one: a gateway without a token answers the first call
+// without one, and the page never asks. Data reaches the page through textContent and DOM attributes only, never as HTML. Start
 // and Stop buttons show only when the gateway says this token may use them (/v1/fleet/rights).
 // node-card.js, loaded first, draws each node's card and the queue's line (el, nodeCard, queueText).
 /* global el, nodeCard, queueText */
@@ -33,9 +34,15 @@ const ui = {
 
 let timer;
 let chatAbort;
+/** True while the gateway answers without a token (it was started without one). */
+let tokenless = false;
 
 function token() {
   return sessionStorage.getItem(TOKEN_KEY);
+}
+
+function connected() {
+  return tokenless || Boolean(token());
 }
 
 class Unauthorized extends Error {}
@@ -44,7 +51,10 @@ class Unauthorized extends Error {}
 async function call(path, init = {}) {
   const reply = await fetch(path, {
     ...init,
-    headers: { ...(init.headers || {}), authorization: `Bearer ${token()}` },
+    headers: {
+      ...(init.headers || {}),
+      ...(token() ? { authorization: `Bearer ${token()}` } : {}),
+    },
   });
   if (reply.status === 401) {
     throw new Unauthorized('the gateway refused the token');
@@ -97,7 +107,7 @@ async function refreshModels() {
 
 async function refresh() {
   clearTimeout(timer);
-  if (!token()) {
+  if (!connected()) {
     return;
   }
   try {
@@ -137,7 +147,7 @@ async function refresh() {
   } catch (error) {
     handleError(error);
   }
-  if (token()) {
+  if (connected()) {
     timer = setTimeout(refresh, REFRESH_MS);
   }
 }
@@ -146,10 +156,11 @@ function showConnected(connected) {
   ui.login.hidden = connected;
   ui.fleet.hidden = !connected;
   ui.chat.hidden = !connected;
-  ui.forget.hidden = !connected;
+  ui.forget.hidden = !connected || tokenless;
 }
 
 function signOut(message) {
+  tokenless = false;
   sessionStorage.removeItem(TOKEN_KEY);
   clearTimeout(timer);
   showConnected(false);
@@ -250,10 +261,24 @@ ui.chatForm.addEventListener('submit', async (event) => {
 
 ui.cancel.addEventListener('click', () => chatAbort && chatAbort.abort());
 
-if (token()) {
-  showConnected(true);
-  ui.status.textContent = 'Connecting…';
-  refresh();
-} else {
-  showConnected(false);
+/** Without a kept token: asks the gateway whether it wants one before showing the form. */
+async function start() {
+  if (token()) {
+    showConnected(true);
+    ui.status.textContent = 'Connecting…';
+    refresh();
+    return;
+  }
+  try {
+    tokenless = (await fetch('/v1/fleet/rights')).ok;
+  } catch {
+    tokenless = false;
+  }
+  showConnected(tokenless);
+  if (tokenless) {
+    ui.status.textContent = 'Connecting…';
+    refresh();
+  }
 }
+
+start();
