@@ -105,7 +105,8 @@ export async function run(io: CommandIo): Promise<number> {
         askGateway(fleet, [io.env, await fleetDotenv(fleet.path)]),
       ]);
       const rows = withGateway(nodeRows, gateway);
-      write(json ? `${JSON.stringify(rows, null, 2)}\n` : statusText(rows, gateway));
+      const locals = new Set(fleet.nodes.filter((n) => n.kind === 'local').map((n) => n.name));
+      write(json ? `${JSON.stringify(rows, null, 2)}\n` : statusText(rows, gateway, locals));
       return 0;
     }
     case 'start':

@@ -12,7 +12,7 @@ import type { NodeDriver, NodeReply, NodeStatus } from '../core/fleet/drivers/no
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
 import { selectNodes } from './select.ts';
 import { fleetAct } from './start-stop.ts';
-import { fleetStatus, statusText, withGateway } from './status.ts';
+import { fleetStatus, type StatusRow, statusText, withGateway } from './status.ts';
 
 const node = daemonNode;
 
@@ -163,6 +163,32 @@ describe('fleetStatus', () => {
     expect(
       statusText(plain, { ok: false, name: 'lab', detail: 'GET http://gw/v1/fleet: refused' }),
     ).toContain('\nnote: the gateway (lab) did not answer: GET http://gw/v1/fleet: refused\n');
+  });
+
+  it('says once that no gateway answers, not on every local node it runs', () => {
+    const why = 'the gateway at http://gw (which runs local nodes): connect ECONNREFUSED';
+    const rows: StatusRow[] = [
+      { node: 'a', outcome: 'unreachable', error: why },
+      { node: 'b', outcome: 'unreachable', error: why },
+      { node: 'd', outcome: 'unreachable', error: 'connect ECONNREFUSED 10.0.0.9:4242' },
+    ];
+    const down = {
+      ok: false as const,
+      name: 'lab',
+      detail: 'GET http://gw/v1/fleet: connect ECONNREFUSED',
+      silent: { url: 'http://gw', reason: 'connect ECONNREFUSED' },
+    };
+    const text = statusText(rows, down, new Set(['a', 'b']));
+    expect(text).toBe(
+      [
+        'NODE  STATE        SERVING  LAST ACTIVE',
+        'a     unreachable',
+        'b     unreachable',
+        'd     unreachable  connect ECONNREFUSED 10.0.0.9:4242',
+        'note: no gateway answers at http://gw (connect ECONNREFUSED): it runs the local nodes a, b; start it with svc up beside the fleet file',
+        '',
+      ].join('\n'),
+    );
   });
 });
 

@@ -95,6 +95,7 @@ describe('askGateway', () => {
       ok: false,
       name: 'lab',
       detail: 'GET http://127.0.0.1:4000/v1/fleet: connect ECONNREFUSED',
+      silent: { url: GATEWAY.url, reason: 'connect ECONNREFUSED' },
     });
     const refused = await askGateway(
       { gateway: GATEWAY },

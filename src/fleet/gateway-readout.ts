@@ -27,7 +27,13 @@ export type GatewayAnswer =
       readonly queued: Readonly<Record<string, number>>;
       readonly nodes: ReadonlyMap<string, GatewayNode>;
     }
-  | { readonly ok: false; readonly name: string; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly name: string;
+      readonly detail: string;
+      /** Set when nothing answered at all (refused, timed out): where, and why. */
+      readonly silent?: { readonly url: string; readonly reason: string };
+    };
 
 /** A GET with a bearer token: the status and the body's text, or a throw. */
 export type GetText = (
@@ -98,7 +104,13 @@ export async function askGateway(
   try {
     reply = await get(url, token, GATEWAY_TIMEOUT_MS);
   } catch (error) {
-    return { ok: false, name: gateway.name, detail: `GET ${url}: ${(error as Error).message}` };
+    const reason = (error as Error).message;
+    return {
+      ok: false,
+      name: gateway.name,
+      detail: `GET ${url}: ${reason}`,
+      silent: { url: gateway.url, reason },
+    };
   }
   if (reply.status !== 200) {
     const hint = reply.status === 401 ? ` (it refused ${gateway.tokenEnv})` : '';

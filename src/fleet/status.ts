@@ -97,13 +97,23 @@ function busyText(row: StatusRow): string {
   return row.status?.state === 'running' ? capacityText(capacityOf(row.status)) : '';
 }
 
-/** The lines under the table that the gateway's answer adds: its queue, or why it is not shown. */
-function gatewayLines(answer: GatewayAnswer | undefined): string[] {
+/**
+ * The lines under the table that the gateway's answer adds: its queue, or why it is not shown.
+ * A gateway that does not answer at all is said once, with the local nodes that run inside it.
+ */
+function gatewayLines(answer: GatewayAnswer | undefined, locals: readonly string[]): string[] {
   if (answer === undefined) {
     return [];
   }
   if (!answer.ok) {
-    return [`note: the gateway (${answer.name}) did not answer: ${answer.detail}`];
+    if (answer.silent === undefined) {
+      return [`note: the gateway (${answer.name}) did not answer: ${answer.detail}`];
+    }
+    const inside =
+      locals.length === 0
+        ? ''
+        : `: it runs the local nodes ${locals.join(', ')}; start it with svc up beside the fleet file`;
+    return [`note: no gateway answers at ${answer.silent.url} (${answer.silent.reason})${inside}`];
   }
   const queued = Object.entries(answer.queued).map(([model, count]) => `${model} ${count}`);
   return queued.length === 0
@@ -116,7 +126,11 @@ function gatewayLines(answer: GatewayAnswer | undefined): string[] {
  * only when some row has something in it; then the gateway's queue, and a note per configuration
  * problem.
  */
-export function statusText(rows: readonly StatusRow[], gateway?: GatewayAnswer): string {
+export function statusText(
+  rows: readonly StatusRow[],
+  gateway?: GatewayAnswer,
+  locals: ReadonlySet<string> = new Set(),
+): string {
   const columns: { title: string; cell: (row: StatusRow) => string }[] = [
     { title: 'SERVING', cell: (row) => (row.status === undefined ? '' : servingText(row.status)) },
     { title: 'BUSY', cell: busyText },
@@ -128,14 +142,20 @@ export function statusText(rows: readonly StatusRow[], gateway?: GatewayAnswer):
   const shown = columns.filter(
     (column) => !optional.has(column.title) || rows.some((row) => column.cell(row) !== ''),
   );
+  // A local node is reached through its gateway: when none answers, the note under the table
+  // says so once instead of on every local node's row.
+  const silent = gateway?.ok === false && gateway.silent !== undefined;
+  const quiet = (row: StatusRow): boolean =>
+    silent && locals.has(row.node) && row.outcome === 'unreachable';
   const lines = rows.map((row) =>
     row.status === undefined
-      ? { cells: [row.node, row.outcome], note: row.error ?? '' }
+      ? { cells: [row.node, row.outcome], note: quiet(row) ? '' : (row.error ?? '') }
       : [row.node, row.status.state, ...shown.map((column) => column.cell(row))],
   );
   const notes = rows.flatMap((row) =>
     (row.problems ?? []).map((problem) => `note: ${row.node}: ${problem}`),
   );
   const header = ['NODE', 'STATE', ...shown.map((column) => column.title)];
-  return `${[table([header, ...lines]), ...gatewayLines(gateway), ...notes].join('\n')}\n`;
+  const shownLocals = rows.filter((row) => locals.has(row.node)).map((row) => row.node);
+  return `${[table([header, ...lines]), ...gatewayLines(gateway, shownLocals), ...notes].join('\n')}\n`;
 }

@@ -161,10 +161,16 @@ describe('svc fleet everyday commands on real daemons', () => {
     const dir = await tempDir();
     const model = await writeTinyModel(join(dir, 'tiny.gguf'));
     const port = await freePort();
-    // No Svcfile here: serve's own refusal, naming ./Svcfile.
+    // Neither a fleet.yaml nor a Svcfile here: the refusal names both things svc up looked for.
     const missing = await runSvc(['up'], { cwd: dir, env: { SVC_CONFIG_DIR: join(dir, 'c') } });
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toContain(`no Svcfile in ${dir}: pass a path, a directory, an alias`);
+    expect(missing.stderr).toContain(
+      `no fleet.yaml or Svcfile in ${dir}: run svc up beside a fleet file (or pass -f <path>), or pass a Svcfile path`,
+    );
+    // A gateway flag where no gateway would run is refused, not ignored.
+    const listen = await runSvc(['up', '--listen', '127.0.0.1:0'], { cwd: dir });
+    expect(listen.status).toBe(2);
+    expect(listen.stderr).toContain('--listen is for the gateway svc up runs beside a fleet file');
     const two = await runSvc(['up', 'a', 'b'], { cwd: dir });
     expect(two.status).toBe(2);
     expect(two.stderr).toContain('there is none in');

@@ -234,4 +234,69 @@ describe('local nodes', () => {
     );
     expect(up.stdout()).toMatch(/svc gateway stopped\n$/);
   });
+
+  it('svc up takes -f, --listen, --wake-timeout and --log-level over the file; status says once that no gateway answers', async () => {
+    const upDir = await tempDir();
+    const elsewhere = await tempDir();
+    const sectionPort = await freePort();
+    const fleetFile = join(upDir, 'fleet.yaml');
+    await writeFile(
+      fleetFile,
+      [
+        'gateway:',
+        `  url: http://127.0.0.1:${sectionPort}`,
+        'nodes:',
+        `  - {name: a, kind: local, file: ${join(dir, 'a.svc')}}`,
+        `  - {name: b, kind: local, file: ${join(dir, 'b.svc')}}`,
+        '',
+      ].join('\n'),
+    );
+    const env = { SVC_API_TOKEN: '', SVC_CONFIG_DIR: join(upDir, 'config') };
+
+    // No gateway runs yet: one sentence says so, not one per local node and one more.
+    const down = await runSvc(['fleet', 'status', '-f', fleetFile], { cwd: elsewhere, env });
+    expect(down.status).toBe(0);
+    expect(down.stdout).toContain(
+      `note: no gateway answers at http://127.0.0.1:${sectionPort} (connect ECONNREFUSED 127.0.0.1:${sectionPort}): it runs the local nodes a, b;`,
+    );
+    expect(down.stdout.match(/ECONNREFUSED/g)).toHaveLength(1);
+
+    // The gateway's own refusal of a bad --wake-timeout: the flag reaches it.
+    const badWake = await runSvc(['up', '-f', fleetFile, '--wake-timeout', 'soon'], {
+      cwd: elsewhere,
+      env,
+    });
+    expect(badWake.status).toBe(2);
+    expect(badWake.stderr).toContain('--wake-timeout "soon" is not a duration');
+
+    // From another directory: -f names the file, --listen wins over the section's address, and
+    // --log-level over SVC_LOG_LEVEL (debug lines while the variable says warn).
+    const port = await freePort();
+    const up = startProcess(
+      SVC,
+      [
+        'up',
+        '-f',
+        fleetFile,
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--wake-timeout',
+        '2m',
+        '--log-level',
+        'debug',
+      ],
+      {
+        cwd: elsewhere,
+        env: { ...process.env, PATH: testPath(), ...env, SVC_LOG_LEVEL: 'warn' },
+      },
+    );
+    await up.waitFor(/local nodes a, b: engines run by this gateway/);
+    expect(up.stdout()).toMatch(
+      new RegExp(`^svc gateway for ${fleetFile} listening on http://127\\.0\\.0\\.1:${port}\\n`),
+    );
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    await up.waitFor(/DEBUG +api request .*path=\/health/);
+    process.kill(up.pid, 'SIGINT');
+    expect(await up.exited()).toBe(0);
+  });
 });
