@@ -44,6 +44,7 @@ describe('gatewayAnswerOf', () => {
       nodes: [
         { name: 'a', state: 'running', inFlight: 1, idleStopAt: '2026-11-22T10:35:00.000Z' },
         { name: 'b', state: 'stopped' },
+        { name: 'c', state: 'idle', problems: ['c.svc:4: unknown keyword "CONTEXTT"', 7] },
         { state: 'nameless' },
       ],
     });
@@ -54,6 +55,7 @@ describe('gatewayAnswerOf', () => {
       nodes: new Map([
         ['a', { inFlight: 1, idleStopAt: '2026-11-22T10:35:00.000Z' }],
         ['b', {}],
+        ['c', { problems: ['c.svc:4: unknown keyword "CONTEXTT"'] }],
       ]),
     });
   });

@@ -18,6 +18,8 @@ export interface GatewayNode {
   readonly inFlight?: number;
   /** RFC 3339. */
   readonly idleStopAt?: string;
+  /** Why a local node's next start would fail (its Svcfile, its model file). */
+  readonly problems?: readonly string[];
 }
 
 export type GatewayAnswer =
@@ -74,10 +76,14 @@ export function gatewayAnswerOf(name: string, body: unknown): GatewayAnswer {
     if (!isRecord(entry) || typeof entry['name'] !== 'string') {
       continue;
     }
-    const { inFlight, idleStopAt } = entry;
+    const { inFlight, idleStopAt, problems } = entry;
+    const texts = Array.isArray(problems)
+      ? problems.filter((problem): problem is string => typeof problem === 'string')
+      : [];
     nodes.set(entry['name'], {
       ...(typeof inFlight === 'number' ? { inFlight } : {}),
       ...(typeof idleStopAt === 'string' ? { idleStopAt } : {}),
+      ...(texts.length === 0 ? {} : { problems: texts }),
     });
   }
   return { ok: true, name, queued, nodes };

@@ -84,8 +84,11 @@ export function withGateway(
   }
   return rows.map((row) => {
     const node = answer.nodes.get(row.node);
+    const problems = [...(row.problems ?? []), ...(node?.problems ?? [])];
     return {
       ...row,
+      // A local node's Svcfile is read by its gateway: what it found wrong, as a start problem.
+      ...(problems.length === 0 ? {} : { problems }),
       ...(node?.inFlight === undefined ? {} : { inFlight: node.inFlight }),
       ...(node?.idleStopAt === undefined ? {} : { idleStopAt: node.idleStopAt }),
     };

@@ -132,7 +132,18 @@ export async function run(io: CommandIo): Promise<number> {
       '',
     ].join('\n'),
   );
+  // docs/design.md D27: each local node that cannot start, with the message a request would get;
+  // the rest of the fleet is served all the same.
+  let stopping = false;
+  void gateway.problems.then((problems) => {
+    for (const [node, [problem = ''] = []] of problems) {
+      if (!stopping) {
+        io.stdout.write(`local node ${node} cannot start: ${problem}\n`);
+      }
+    }
+  });
   logger.info('shutting down', { signal: await signalled });
+  stopping = true;
   await gateway.close();
   // One clear last line, so a script or an operator knows the port (and every local engine's) is
   // free again.

@@ -21,6 +21,8 @@ import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
 import { buildGateway } from './http/app.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { countAction } from './metrics/scheduling-actions.ts';
+import type { NodeProblems } from './models/fleet-reply.ts';
+import { localProblems } from './models/node-problems.ts';
 import { loadPage } from './page/fleet-page.ts';
 import { GatewayScheduler } from './requests/gateway-scheduler.ts';
 import { InFlight } from './requests/in-flight.ts';
@@ -82,6 +84,8 @@ const SCHEDULER_TIMERS: LoopTimers = {
 
 export interface RunningGateway {
   readonly address: ListenAddress;
+  /** Why a local node's next start would fail, by node, read once the gateway listens. */
+  readonly problems: Promise<NodeProblems>;
   close(graceMs?: number): Promise<void>;
 }
 
@@ -180,6 +184,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   states.use();
   return {
     address,
+    // docs/design.md D27: a broken Svcfile or missing model file is said now, not at a request.
+    problems: localProblems(options.fleet.nodes, (node) => view.source(node)),
     async close(graceMs = 3_000) {
       const closed = new Promise<void>((resolve) => {
         server.close(() => {

@@ -47,12 +47,13 @@ describe('the /v1/fleet body', () => {
         '  - {name: gpu-a, host: a, tags: {gpu: a100}}',
         '  - {name: gpu-b, host: b}',
         '  - {name: gpu-c, host: c}',
+        '  - {name: coder, kind: local, file: coder/Svcfile}',
         '',
       ].join('\n'),
     );
-    const [parsedA, parsedB, c] = fleet.nodes;
-    if (parsedA === undefined || parsedB === undefined || c === undefined) {
-      throw new Error('three nodes expected');
+    const [parsedA, parsedB, c, coder] = fleet.nodes;
+    if (parsedA === undefined || parsedB === undefined || c === undefined || coder === undefined) {
+      throw new Error('four nodes expected');
     }
     // GUIDE D26 `group: a100` on gpu-a and gpu-b, as the fleet file declares it.
     const a = Object.assign(parsedA, { group: 'a100' });
@@ -75,7 +76,12 @@ describe('the /v1/fleet body', () => {
       // A stopped daemon keeps its last model in status; the reply must not say it serves it.
       { node: b, ok: true, status: { state: 'stopped', model: 'old-model', version: 'dev' } },
       { node: c, ok: false, outcome: 'unreachable', detail: 'connect ECONNREFUSED …' },
+      // A local node whose Svcfile does not parse: idle, and why its start would fail.
+      { node: coder, ok: true, status: { state: 'idle', version: 'dev' } },
     ];
+    const problems = new Map([
+      ['coder', ['/srv/fleet/coder/Svcfile:4: unknown keyword "CONTEXTT" (expected …)']],
+    ]);
     // One request of ours on gpu-a, which idle stop takes down 30 min after it; one for gemma
     // waits for the group gpu-a holds.
     const scheduling: SchedulingReadout = {
@@ -84,13 +90,13 @@ describe('the /v1/fleet body', () => {
       idleStopAt: (node) => (node === 'gpu-a' ? NOW + 30 * 60_000 : undefined),
     };
     const wakeable = new Map([['gpu-b', 'gemma']]);
-    const reply = fleetReply(fleet, snapshots, wakeable, NOW, scheduling);
+    const reply = fleetReply(fleet, snapshots, wakeable, NOW, scheduling, problems);
     expect(reply).toEqual(documentedReply());
     // The served text, built in two steps, is the same reply byte for byte; and without a readout.
-    const parts = fleetParts(fleet, snapshots, wakeable, NOW);
+    const parts = fleetParts(fleet, snapshots, wakeable, NOW, problems);
     expect(fleetBody(parts, snapshots, scheduling)).toBe(JSON.stringify(reply));
     expect(fleetBody(parts, snapshots)).toBe(
-      JSON.stringify(fleetReply(fleet, snapshots, wakeable, NOW)),
+      JSON.stringify(fleetReply(fleet, snapshots, wakeable, NOW, undefined, problems)),
     );
   });
 

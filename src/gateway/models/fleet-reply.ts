@@ -5,7 +5,8 @@
  * settings, each absent where the file declares none. A node that did not answer stands in its
  * place with the reason. With the scheduler's readout (GUIDE D25, D26) each node also carries this
  * gateway's requests on it and, while it runs under idle stop, when it will be stopped; and the
- * reply how many requests wait for each model, absent while none do.
+ * reply how many requests wait for each model, absent while none do. A local node whose next start
+ * would fail (its Svcfile, its model file) carries why as `problems` (node-problems.ts).
  */
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
 import { capacityOf, declaredGroup } from '../../core/fleet/state/capacity.ts';
@@ -29,20 +30,26 @@ function idleStopText(
   return at === undefined || !Number.isFinite(at) ? undefined : new Date(at).toISOString();
 }
 
+/** Why a node's next start would fail, by node name (node-problems.ts); absent where none. */
+export type NodeProblems = ReadonlyMap<string, readonly string[]>;
+
 /** The node's fields from the file and its snapshot: what a set of snapshots fixes. */
 function nodeEntry(
   snapshot: NodeSnapshot,
   wakeable: ReadonlyMap<string, string>,
   now: number,
+  problems: NodeProblems,
 ): Record<string, unknown> {
   const name = snapshot.node.name;
   const group = declaredGroup(snapshot.node);
+  const problem = problems.get(name);
   const base = {
     name,
     kind: snapshot.node.kind,
     ...(snapshot.node.tags ? { tags: snapshot.node.tags } : {}),
     // GUIDE D26: as declared in the fleet file, whatever the node's state.
     ...(group === undefined ? {} : { group }),
+    ...(problem === undefined ? {} : { problems: problem }),
   };
   if (!snapshot.ok) {
     return { ...base, state: snapshot.outcome, detail: snapshot.detail };
@@ -106,13 +113,14 @@ export function fleetReply(
   wakeable: ReadonlyMap<string, string>,
   now: number,
   scheduling?: SchedulingReadout,
+  problems: NodeProblems = new Map(),
 ): Record<string, unknown> {
   const queued = queuedOf(scheduling);
   return {
     ...settingsOf(fleet),
     ...(queued === undefined ? {} : { queued }),
     nodes: snapshots.map((snapshot) => ({
-      ...nodeEntry(snapshot, wakeable, now),
+      ...nodeEntry(snapshot, wakeable, now, problems),
       ...schedulingFields(snapshot, scheduling),
     })),
   };
@@ -133,12 +141,13 @@ export function fleetParts(
   snapshots: readonly NodeSnapshot[],
   wakeable: ReadonlyMap<string, string>,
   now: number,
+  problems: NodeProblems = new Map(),
 ): FleetParts {
   const settings = JSON.stringify(settingsOf(fleet)).slice(1, -1);
   return {
     settings: settings === '' ? '' : `${settings},`,
     nodes: snapshots.map((snapshot) =>
-      JSON.stringify(nodeEntry(snapshot, wakeable, now)).slice(0, -1),
+      JSON.stringify(nodeEntry(snapshot, wakeable, now, problems)).slice(0, -1),
     ),
   };
 }

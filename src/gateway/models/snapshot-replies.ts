@@ -9,6 +9,7 @@ import type { SchedulingReadout } from '../scheduling-readout.ts';
 import { fleetBody, fleetParts } from './fleet-reply.ts';
 import { listModels, modelReply, modelsReply, wakeableModels } from './model-endpoints.ts';
 import type { ModelEntry } from './models-list.ts';
+import { localProblems } from './node-problems.ts';
 
 /** What the replies need of the gateway. */
 export interface SnapshotReplies {
@@ -53,6 +54,10 @@ export async function topology(deps: SnapshotReplies): Promise<string> {
       current,
       await wakeableModels(current, (node) => deps.view.wakeableModel(node)),
       Date.now(),
+      await localProblems(
+        current.map((snapshot) => snapshot.node),
+        (node) => deps.view.source(node),
+      ),
     ),
   );
   return fleetBody(parts, snapshots, deps.readout);

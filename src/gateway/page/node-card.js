@@ -132,6 +132,10 @@ function nodeCard(node, stats, statsError, onControl) {
   if (node.detail) {
     fact('Problem', node.detail, 'detail');
   }
+  // A local node whose next start would fail: its Svcfile or model file, found at start-up.
+  if (Array.isArray(node.problems) && node.problems.length > 0) {
+    fact('Cannot start', node.problems.join('\n'), 'problems');
+  }
   card.append(facts);
 
   const history = (stats && stats.history) || [];
