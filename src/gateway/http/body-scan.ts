@@ -1,155 +1,210 @@
 /**
- * Finding `model` and `stream` in a large JSON body without materialising it, pure: the top-level
- * object is walked byte by byte, and every string (a 1 MB prompt is one) is skipped with a native
- * `indexOf` for its closing quote instead of being decoded. A full `JSON.parse` of a 1 MB body
- * costs milliseconds (a UTF-8 decode plus the parse) where this costs microseconds.
+ * One pass over a model request's JSON body, pure: its `model`, its `stream` flag and where its
+ * leading prompt lies (the bytes its affinity key is hashed from, docs/gateway.md "Prompt-cache
+ * affinity"), without materialising the body. A full `JSON.parse` of a 1 MB body costs
+ * milliseconds (a UTF-8 decode plus the parse); this walks its tokens (json-skim.ts) and skips its
+ * strings natively, so the prompt's size barely shows.
  *
- * The scan checks the top level's grammar and that brackets nest; what lies inside a nested value
- * (a message's fields) is the engine's to judge, as it judges every other field. Anything the scan
- * does not settle, such as an escaped key or a model that is not a plain string, returns undefined
- * and the caller parses the body in full, so its refusals read exactly as before.
+ * The answer is what JSON.parse would give: the last of repeated keys wins, escaped keys and
+ * values are decoded, and a key nested below the top level, or spelt inside a string, is not one.
+ * Anything the scan cannot settle (a body that breaks the grammar, is not an object, or names no
+ * plain string model) returns undefined, and the caller parses the body in full, so its
+ * refusals read exactly as before.
+ *
+ * The leading prompt:
+ * - Chat (`messages`): the array from its `[` through the first message whose `role` is `user`
+ *   (the whole array when none is). An agent's conversation grows at the end, so this prefix (its
+ *   system prompt and first question) is the same on every turn, and two sessions that share a
+ *   system prompt still differ by their first question. An empty array, or an element before
+ *   the first user message that is not an object, gives none.
+ * - Completions (`prompt`, when `messages` gives none): its first PROMPT_BYTES, which stay put
+ *   as the prompt grows.
+ * The bytes are taken as sent: one client serialises the same messages the same way each turn.
  */
+import type { ByteRange } from '../../core/fleet/scheduling/affinity-key.ts';
+import {
+  arrayRestEnd,
+  bytesAre,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  decodeString,
+  hasBackslash,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  skipSpace,
+  stringEnd,
+  valueEnd,
+} from './json-skim.ts';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
+/** A completion prompt's first bytes stand for it: they tell prompts apart and stay put. */
+export const PROMPT_BYTES = 2_048;
 
 export interface ScannedRequest {
   readonly model: string;
   readonly streaming: boolean;
+  /** The leading prompt's bytes, when the body has one. */
+  readonly prompt?: ByteRange;
 }
 
-function isSpace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
+const word = (text: string): Buffer => Buffer.from(text, 'latin1');
+const MODEL = word('model');
+const STREAM = word('stream');
+const MESSAGES = word('messages');
+const PROMPT = word('prompt');
+const ROLE = word('role');
+const USER = word('user');
+const TRUE = word('true');
 
-function skipSpace(body: Buffer, at: number): number {
-  let index = at;
-  while (isSpace(body[index])) {
-    index += 1;
+/** Whether the string token [start, end) (quotes included) is `name`, decoded when escaped. */
+function stringIs(body: Buffer, start: number, end: number, name: Buffer): boolean {
+  if (bytesAre(body, start + 1, end - 1, name)) {
+    return true;
   }
-  return index;
+  // Escaped, it spells `name` with more bytes than `name` has.
+  return (
+    end - start - 2 > name.length &&
+    hasBackslash(body, start + 1, end - 1) &&
+    decodeString(body, start, end) === name.toString('latin1')
+  );
 }
 
-/** The index of the quote closing the string whose opening quote is at `at`, or -1. */
-function stringEnd(body: Buffer, at: number): number {
-  let index = body.indexOf(QUOTE, at + 1);
-  while (index > 0) {
-    let backslashes = 0;
-    while (body[index - 1 - backslashes] === BACKSLASH) {
-      backslashes += 1;
+/** A message's role is `user` (its last `role` key, as JSON.parse reads it). */
+const NOT_USER = 0;
+const USER_ROLE = 1;
+
+/**
+ * Past the message object at `at`, with whether it is the user's in the low bit: end * 2 + role.
+ * -1 when it breaks the grammar.
+ */
+function messageEnd(body: Buffer, at: number): number {
+  let index = skipSpace(body, at + 1);
+  let role = NOT_USER;
+  if (body[index] === CLOSE_OBJECT) {
+    return (index + 1) * 2 + role;
+  }
+  for (;;) {
+    const keyEnd = body[index] === QUOTE ? stringEnd(body, index) : -1;
+    if (keyEnd < 0) {
+      return -1;
     }
-    if (backslashes % 2 === 0) {
-      return index;
+    const isRole = stringIs(body, index, keyEnd, ROLE);
+    const colon = skipSpace(body, keyEnd);
+    if (body[colon] !== COLON) {
+      return -1;
     }
-    index = body.indexOf(QUOTE, index + 1);
+    const start = skipSpace(body, colon + 1);
+    const end = valueEnd(body, start);
+    if (end < 0) {
+      return -1;
+    }
+    if (isRole) {
+      role = body[start] === QUOTE && stringIs(body, start, end, USER) ? USER_ROLE : NOT_USER;
+    }
+    index = skipSpace(body, end);
+    if (body[index] === CLOSE_OBJECT) {
+      return (index + 1) * 2 + role;
+    }
+    if (body[index] !== COMMA) {
+      return -1;
+    }
+    index = skipSpace(body, index + 1);
   }
-  return -1;
 }
 
-function hasBackslash(body: Buffer, from: number, to: number): boolean {
-  return body.subarray(from, to).includes(BACKSLASH);
-}
-
-/** Where the scalar (number, true, false, null) starting at `at` ends, or -1 when it is none. */
-function scalarEnd(body: Buffer, at: number): number {
-  let index = at;
-  // Letters, digits, sign, point: what JSON's scalars are spelt with.
-  while (/[-+.\w]/.test(String.fromCharCode(body[index] ?? 0x20))) {
-    index += 1;
+/** The `messages` array at `start`: its end, and the leading prompt's end (0 for none). */
+function scanMessages(body: Buffer, start: number): { end: number; through: number } {
+  let index = skipSpace(body, start + 1);
+  if (body[index] === CLOSE_ARRAY) {
+    return { end: index + 1, through: 0 };
   }
-  if (index === at) {
-    return -1;
-  }
-  const word = body.toString('latin1', at, index);
-  return word === 'true' ||
-    word === 'false' ||
-    word === 'null' ||
-    /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/.test(word)
-    ? index
-    : -1;
-}
-
-/** Where the object or array opening at `at` closes (brackets matched, strings skipped), or -1. */
-function containerEnd(body: Buffer, at: number): number {
-  const open: number[] = [];
-  for (let index = at; index < body.length; index += 1) {
-    const byte = body[index];
-    if (byte === QUOTE) {
-      index = stringEnd(body, index);
-      if (index < 0) {
-        return -1;
+  let plain = true;
+  for (;;) {
+    let end: number;
+    if (body[index] === OPEN_OBJECT) {
+      const marked = messageEnd(body, index);
+      if (marked < 0) {
+        return { end: -1, through: 0 };
       }
-    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
-      open.push(byte === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY);
-    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
-      if (open.pop() !== byte) {
-        return -1;
+      end = marked >> 1;
+      if ((marked & 1) === USER_ROLE) {
+        return { end: arrayRestEnd(body, end), through: plain ? end : 0 };
       }
-      if (open.length === 0) {
-        return index + 1;
+    } else {
+      // Not a message: this array has no leading prompt, but the walk goes on for the model.
+      plain = false;
+      end = valueEnd(body, index);
+      if (end < 0) {
+        return { end: -1, through: 0 };
       }
     }
+    index = skipSpace(body, end);
+    if (body[index] === CLOSE_ARRAY) {
+      return { end: index + 1, through: plain ? index + 1 : 0 };
+    }
+    if (body[index] !== COMMA) {
+      return { end: -1, through: 0 };
+    }
+    index = skipSpace(body, index + 1);
   }
-  return -1;
 }
 
-/** Where the value starting at `at` ends, or -1 when there is no well-formed value there. */
-function valueEnd(body: Buffer, at: number): number {
-  const byte = body[at];
-  if (byte === QUOTE) {
-    const end = stringEnd(body, at);
-    return end < 0 ? -1 : end + 1;
-  }
-  if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
-    return containerEnd(body, at);
-  }
-  return scalarEnd(body, at);
-}
-
-/** The model and stream flag of a top-level JSON object, or undefined to parse it in full. */
-export function scanModelRequest(body: Buffer): ScannedRequest | undefined {
+/** The model, stream flag and leading prompt of a JSON object body, or undefined to parse it. */
+export function scanModelRequest(
+  body: Buffer,
+  promptBytes: number = PROMPT_BYTES,
+): ScannedRequest | undefined {
   let index = skipSpace(body, 0);
   if (body[index] !== OPEN_OBJECT) {
     return undefined;
   }
   let model: string | undefined;
   let streaming = false;
+  let messages: ByteRange | undefined;
+  let prompt: ByteRange | undefined;
   index = skipSpace(body, index + 1);
   if (body[index] === CLOSE_OBJECT) {
     return undefined;
   }
   for (;;) {
-    if (body[index] !== QUOTE) {
+    const keyStart = index;
+    const keyEnd = body[index] === QUOTE ? stringEnd(body, index) : -1;
+    if (keyEnd < 0) {
       return undefined;
     }
-    const keyEnd = stringEnd(body, index);
-    if (keyEnd < 0 || hasBackslash(body, index, keyEnd)) {
+    const colon = skipSpace(body, keyEnd);
+    if (body[colon] !== COLON) {
       return undefined;
     }
-    const key = body.toString('latin1', index + 1, keyEnd);
-    index = skipSpace(body, keyEnd + 1);
-    if (body[index] !== COLON) {
-      return undefined;
+    const start = skipSpace(body, colon + 1);
+    let end: number;
+    // Duplicate keys: the last one wins, as in JSON.parse.
+    if (stringIs(body, keyStart, keyEnd, MESSAGES)) {
+      messages = undefined;
+      if (body[start] === OPEN_ARRAY) {
+        const found = scanMessages(body, start);
+        end = found.end;
+        messages = found.through > 0 ? { start, end: found.through } : undefined;
+      } else {
+        end = valueEnd(body, start);
+      }
+    } else {
+      end = valueEnd(body, start);
+      if (end < 0) {
+        return undefined;
+      }
+      if (stringIs(body, keyStart, keyEnd, MODEL)) {
+        model = body[start] === QUOTE ? decodeString(body, start, end) : undefined;
+      } else if (stringIs(body, keyStart, keyEnd, STREAM)) {
+        streaming = bytesAre(body, start, end, TRUE);
+      } else if (stringIs(body, keyStart, keyEnd, PROMPT)) {
+        prompt = { start, end: Math.min(end, start + promptBytes) };
+      }
     }
-    const start = skipSpace(body, index + 1);
-    const end = valueEnd(body, start);
     if (end < 0) {
       return undefined;
-    }
-    // Duplicate keys: the last one wins, as in JSON.parse.
-    if (key === 'model') {
-      model =
-        body[start] === QUOTE && !hasBackslash(body, start, end)
-          ? body.toString('utf8', start + 1, end - 1)
-          : undefined;
-    } else if (key === 'stream') {
-      streaming = end - start === 4 && body.toString('latin1', start, end) === 'true';
     }
     index = skipSpace(body, end);
     if (body[index] === COMMA) {
@@ -163,5 +218,6 @@ export function scanModelRequest(body: Buffer): ScannedRequest | undefined {
   if (skipSpace(body, index + 1) !== body.length || model === undefined || model === '') {
     return undefined;
   }
-  return { model, streaming };
+  const leading = messages ?? prompt;
+  return leading === undefined ? { model, streaming } : { model, streaming, prompt: leading };
 }

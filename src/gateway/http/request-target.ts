@@ -4,6 +4,7 @@
  * embeddings, rerank, messages, messages/count_tokens, and whatever an engine adds later — is
  * routed, woken and proxied alike; the engine answers its own 404 for a path it lacks.
  */
+import type { ByteRange } from '../../core/fleet/scheduling/affinity-key.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { jsonErrorPosition } from '../../core/http/json-error.ts';
 import { scanModelRequest } from './body-scan.ts';
@@ -44,17 +45,17 @@ export interface ModelRequest {
   readonly model: string;
   /** `stream: true`: a streamed reply (wake progress may be sent, no reply timeout applies). */
   readonly streaming: boolean;
+  /** Where the leading prompt lies in the body, for its affinity key (body-scan.ts). */
+  readonly prompt?: ByteRange;
 }
 
 /**
- * From this size on the body is scanned rather than parsed (body-scan.ts): below it a parse costs
- * microseconds; a 1 MB prompt's parse costs milliseconds on the hot path.
+ * The model a request body names; a body that is not JSON or names none is refused (400). One
+ * scan finds the model, the stream flag and the leading prompt (body-scan.ts); a body it does
+ * not settle is parsed in full, for the refusal's wording or the rare model it cannot read.
  */
-export const SCAN_FROM_BYTES = 64 * 1024;
-
-/** The model a request body names; a body that is not JSON or names none is refused (400). */
 export function modelRequestOf(body: Buffer): ModelRequest {
-  const scanned = body.length >= SCAN_FROM_BYTES ? scanModelRequest(body) : undefined;
+  const scanned = scanModelRequest(body);
   if (scanned !== undefined) {
     return scanned;
   }

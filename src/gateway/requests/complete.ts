@@ -81,12 +81,15 @@ export async function complete(
 ): Promise<void> {
   const body = await readBody(request);
   const arrived = performance.now();
-  const { model, streaming } = modelRequestOf(body);
+  const { model, streaming, prompt } = modelRequestOf(body);
   context.model = model;
   // From the snapshots already held; a wait only when they cannot decide (node-states.ts).
   const snapshots = await deps.view.forModel(model);
   const scheduling = deps.scheduling;
-  const affinity = scheduling.scheduler.settings.affinity ? affinityKey(body) : undefined;
+  const affinity =
+    scheduling.scheduler.settings.affinity && prompt !== undefined
+      ? affinityKey(body, prompt)
+      : undefined;
   let admission: Admission;
   try {
     admission = await scheduling.admit(

@@ -1,118 +1,100 @@
 /**
- * The affinity key (GUIDE D25 `affinity`): the same for every turn of one conversation, different
- * for another, read from a bounded prefix of the raw body, and absent where no prompt is found.
+ * The affinity key's hash (GUIDE D25 `affinity`): XXH32 as published, read in place at any
+ * offset, flat in cost on a long prompt yet telling apart prompts that differ at either end.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { affinityKey, leadingPrompt } from './affinity-key.ts';
+import { affinityKey, HASH_EDGE_BYTES, xxh32 } from './affinity-key.ts';
 
-const bytes = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
-const text = (body: Uint8Array, range: { start: number; end: number } | undefined): string =>
-  range === undefined ? '' : new TextDecoder().decode(body.subarray(range.start, range.end));
+const whole = (body: Uint8Array): { start: number; end: number } => ({
+  start: 0,
+  end: body.length,
+});
 
-const SYSTEM = { role: 'system', content: 'You are a careful "coding" agent.\n\\ Be brief.' };
-const FIRST = { role: 'user', content: 'Fix the failing test in src/app.ts' };
-
-function turn(n: number, first = FIRST): Uint8Array {
-  const later = Array.from({ length: n }, (_, index) => [
-    { role: 'assistant', content: `step ${index}` },
-    { role: 'user', content: `and then ${index}` },
-  ]).flat();
-  return bytes({ model: 'm', messages: [SYSTEM, first, ...later], stream: true, temperature: 0 });
+/** xxhsum's sanity buffer: byte i is the top byte of PRIME32 × PRIME64^i (mod 2^64). */
+function sanityBuffer(length: number): Uint8Array {
+  const buffer = new Uint8Array(length);
+  let generator = 2_654_435_761n;
+  for (let index = 0; index < length; index += 1) {
+    buffer[index] = Number(generator >> 56n);
+    generator = (generator * 11_400_714_785_074_694_797n) & 0xffff_ffff_ffff_ffffn;
+  }
+  return buffer;
 }
 
-describe('leadingPrompt', () => {
-  it('spans the messages through the first user message', () => {
-    const body = turn(3);
-    // Up to the end of that message: the array's close is not part of it.
-    expect(JSON.parse(`${text(body, leadingPrompt(body))}]`) as unknown).toEqual([SYSTEM, FIRST]);
+describe('xxh32', () => {
+  it("gives the reference implementation's values", () => {
+    // xxhsum's own sanity check (seed 0 and seed PRIME32), and python-xxhash's example.
+    const buffer = sanityBuffer(222);
+    const at = (length: number, seed: number): number =>
+      xxh32(buffer, [{ start: 0, end: length }], seed);
+    expect([0, 1, 14, 222].map((length) => at(length, 0))).toEqual([
+      0x02cc5d05, 0xcf65b03e, 0x1208e7e2, 0x5bd11dbd,
+    ]);
+    expect([0, 1, 14, 222].map((length) => at(length, 2_654_435_761))).toEqual([
+      0x36b78ae7, 0xb4545aa4, 0x6af1d1fe, 0x58803c5f,
+    ]);
+    const text = new TextEncoder().encode('Nobody inspects the spammish repetition');
+    expect(xxh32(text, [whole(text)], 0)).toBe(0xe2293b2f);
   });
 
-  it('takes the whole array when no message is from the user', () => {
-    const body = bytes({ messages: [SYSTEM], model: 'm' });
-    expect(JSON.parse(text(body, leadingPrompt(body))) as unknown).toEqual([SYSTEM]);
-  });
-
-  it("takes a completion prompt's first bytes", () => {
-    const prompt = 'x'.repeat(5_000);
-    const body = bytes({ model: 'm', prompt });
-    const limits = { scanBytes: 262_144, promptBytes: 100 };
-    expect(text(body, leadingPrompt(body, limits))).toBe(`"${'x'.repeat(99)}`);
-    expect(text(bytes({ prompt: 'hi' }), leadingPrompt(bytes({ prompt: 'hi' })))).toBe('"hi"');
-  });
-
-  it('reads only top-level keys, past nested ones and escapes', () => {
-    const body = bytes({ tools: [{ messages: [FIRST] }], 'a"b': { prompt: 1 }, messages: [FIRST] });
-    expect(JSON.parse(`${text(body, leadingPrompt(body))}]`) as unknown).toEqual([FIRST]);
-  });
-
-  it('reads no further than its bound', () => {
-    const long = { role: 'system', content: 'y'.repeat(10_000) };
-    const body = bytes({ model: 'm', messages: [long, FIRST] });
-    expect(leadingPrompt(body, { scanBytes: 2_000, promptBytes: 1 })).toEqual({
-      start: body.indexOf(0x5b),
-      end: 2_000,
-    });
-    // A body that ends inside the bound without closing is not a prompt.
-    expect(leadingPrompt(body.subarray(0, 2_000))).toBeUndefined();
-  });
-
-  it.each([
-    ['no prompt', '{"model":"m"}'],
-    ['an empty array', '{"messages":[]}'],
-    ['not an object', '[{"messages":[]}]'],
-    ['an unclosed string', '{"messages":[{"role":"user","content":"abc}]}'],
-    ['a message that is not an object', '{"messages":["hello"]}'],
-  ])('finds none in %s', (_, body) => {
-    expect(leadingPrompt(new TextEncoder().encode(body))).toBeUndefined();
-    expect(affinityKey(new TextEncoder().encode(body))).toBeUndefined();
+  it('hashes segments as their bytes laid end to end', () => {
+    const buffer = sanityBuffer(222);
+    expect(
+      xxh32(
+        buffer,
+        [
+          { start: 0, end: 48 },
+          { start: 48, end: 222 },
+        ],
+        7,
+      ),
+    ).toBe(xxh32(buffer, [whole(buffer)], 7));
   });
 });
 
 describe('affinityKey', () => {
-  it('is the same on every turn of a conversation and differs between conversations', () => {
-    const key = affinityKey(turn(0));
-    expect(key).toMatch(/^[\w-]{16}$/);
-    expect([1, 5, 20].map((n) => affinityKey(turn(n)))).toEqual([key, key, key]);
-    expect(affinityKey(turn(2, { role: 'user', content: 'Add a README' }))).not.toBe(key);
-  });
-
-  it('tells apart long prompts that differ only at the end of the first question', () => {
-    const system = { role: 'system', content: 'shared '.repeat(5_000) };
-    const ask = (content: string): Uint8Array =>
-      bytes({ messages: [system, { role: 'user', content }] });
-    expect(affinityKey(ask('one'))).not.toBe(affinityKey(ask('two')));
-    expect(affinityKey(ask('one'))).toBe(affinityKey(ask('one')));
-  });
-
-  it('never throws, whatever the bytes, and is stable under appended turns', () => {
+  it('is the same for the same bytes at any offset of any buffer', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), (body) => {
-        expect(() => affinityKey(body, { scanBytes: 200, promptBytes: 50 })).not.toThrow();
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.nat(7), (bytes, pad) => {
+        const padded = new Uint8Array(bytes.length + pad + 4).fill(0xff);
+        padded.set(bytes, pad + 1);
+        // An unaligned view into a larger buffer, as a body's Buffer often is.
+        const view = padded.subarray(1);
+        expect(affinityKey(view, { start: pad, end: pad + bytes.length })).toBe(
+          affinityKey(bytes, whole(bytes)),
+        );
       }),
       { numRuns: 300 },
     );
-    const message = fc.record({
-      role: fc.constantFrom('system', 'user', 'assistant'),
-      content: fc.string(),
-    });
-    fc.assert(
-      fc.property(
-        fc.array(message, { maxLength: 4 }),
-        fc.string(),
-        fc.array(message, { maxLength: 4 }),
-        (before, question, after) => {
-          const lead = [
-            ...before.filter((m) => m.role !== 'user'),
-            { role: 'user', content: question },
-          ];
-          expect(affinityKey(bytes({ model: 'm', messages: [...lead, ...after] }))).toBe(
-            affinityKey(bytes({ model: 'm', messages: lead })),
-          );
-        },
-      ),
-      { numRuns: 200 },
-    );
+  });
+
+  it('is none for an empty range', () => {
+    expect(affinityKey(new Uint8Array(4), { start: 2, end: 2 })).toBeUndefined();
+  });
+
+  it('reads only the edges of a long range, and its length', () => {
+    const long = new Uint8Array(5 * HASH_EDGE_BYTES).fill(0x61);
+    const key = affinityKey(long, whole(long));
+    const middle = long.slice();
+    middle[2 * HASH_EDGE_BYTES] = 0x62;
+    expect(affinityKey(middle, whole(middle))).toBe(key);
+    for (const at of [0, HASH_EDGE_BYTES - 1, long.length - HASH_EDGE_BYTES, long.length - 1]) {
+      const changed = long.slice();
+      changed[at] = 0x62;
+      expect(affinityKey(changed, whole(changed))).not.toBe(key);
+    }
+    expect(affinityKey(long, { start: 0, end: long.length - 1 })).not.toBe(key);
+  });
+
+  it('tells apart distinct prompts: no collision among 20,000 of them', () => {
+    const keys = new Set<string | undefined>();
+    const encoder = new TextEncoder();
+    for (let index = 0; index < 20_000; index += 1) {
+      const prompt = encoder.encode(`[{"role":"user","content":"question ${index}"}`);
+      keys.add(affinityKey(prompt, whole(prompt)));
+    }
+    expect(keys.size).toBe(20_000);
   });
 });
