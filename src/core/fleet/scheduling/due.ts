@@ -6,35 +6,36 @@
  */
 import { deadlineOf } from './deadlines.ts';
 import { nextResidencyEnd } from './groups.ts';
-import { idleStopAt } from './idle-stop.ts';
+import { idleDueOf } from './idle-due.ts';
 import type { Ledger } from './ledger.ts';
-import { isQuiet } from './nodes.ts';
+
+const earlier = (due: number | undefined, at: number | undefined): number | undefined =>
+  at !== undefined && (due === undefined || at < due) ? at : due;
 
 export function nextDueAt(books: Ledger, now: number): number | undefined {
   let due: number | undefined;
-  const consider = (at: number | undefined): void => {
-    if (at !== undefined && (due === undefined || at < due)) {
-      due = at;
-    }
-  };
   const { queue, settings } = books;
   for (const model of queue.models()) {
     const head = queue.head(model);
     if (head !== undefined) {
       const since = books.readySince.get(model);
-      consider(deadlineOf(head, since, books.limits(model), settings.wakeTimeoutMs));
+      due = earlier(due, deadlineOf(head, since, books.limits(model), settings.wakeTimeoutMs));
     }
   }
   // Only a node that could be stopped when its time comes: an end or a view prompts the others.
-  for (const record of books.idleWatched) {
-    const free = record.waking === undefined && record.stopping === undefined;
-    if (free && isQuiet(record) && books.queuedFor(record) === 0) {
-      consider(idleStopAt(record));
+  if (queue.size === 0) {
+    // Nothing waits for any node: each one's own state decides, kept as it changes.
+    due = earlier(due, books.idleDue.earliest());
+  } else {
+    for (const record of books.idleWatched) {
+      if (books.queuedFor(record) === 0) {
+        due = earlier(due, idleDueOf(record));
+      }
     }
   }
   if (queue.size > 0) {
     for (const group of books.groups.values()) {
-      consider(nextResidencyEnd(group, now));
+      due = earlier(due, nextResidencyEnd(group, now));
     }
   }
   return due;

@@ -9,6 +9,7 @@
  */
 import { AffinityMemory } from './affinity.ts';
 import type { GroupView } from './groups.ts';
+import { IdleDue } from './idle-due.ts';
 import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes.ts';
 import { type Waiting, WaitQueue } from './queue.ts';
 import { queueLimitsFor } from './settings.ts';
@@ -42,6 +43,8 @@ export class Ledger {
   readonly readySince = new Map<string, number>();
   /** Nodes under idle stop: the only ones a timer is ever armed for (due.ts). */
   readonly idleWatched: readonly NodeRecord[];
+  /** The earliest idle stop among them, renewed for each node this ledger changes (due.ts). */
+  readonly idleDue: IdleDue;
   /** The nodes whose view serves each model, kept as views change: placement reads no others. */
   private readonly byModel = new Map<string, Set<NodeRecord>>();
 
@@ -49,6 +52,7 @@ export class Ledger {
     this.records = settings.nodes.map((node, order) => nodeRecord(node, order));
     this.byName = new Map(this.records.map((record) => [record.settings.name, record]));
     this.idleWatched = this.records.filter((record) => record.settings.idleStopMs !== undefined);
+    this.idleDue = new IdleDue(this.idleWatched);
     this.groups = new Map(
       [...settings.groups].map(([name, group]) => [
         name,
@@ -129,6 +133,7 @@ export class Ledger {
 
   /** applyView, keeping the index by model in step with what the node serves. */
   private apply(record: NodeRecord, view: NodeView, ours = false): void {
+    this.idleDue.mark(record);
     const before = record.view?.serves ?? NONE_SERVED;
     if (!applyView(record, view, ours) || sameNames(before, view.serves)) {
       return;
@@ -147,6 +152,7 @@ export class Ledger {
   }
 
   dispatch(entry: Waiting, node: NodeRecord, now: number): Action {
+    this.idleDue.mark(node);
     node.inFlight += 1;
     peakSent(node.peak, node.inFlight);
     node.ownActivityAt = now;
@@ -189,6 +195,7 @@ export class Ledger {
       return;
     }
     this.running.delete(id);
+    this.idleDue.mark(node);
     node.inFlight -= 1;
     node.ownActivityAt = now;
     node.frees.add(now);
@@ -200,6 +207,7 @@ export class Ledger {
     cause: 'demand' | 'scale-out' | 'keep-warm',
     now: number,
   ): Action {
+    this.idleDue.mark(record);
     record.waking = { model, since: now };
     return { kind: 'wake', node: record.settings.name, model, cause };
   }
@@ -210,6 +218,7 @@ export class Ledger {
       return;
     }
     const { model } = record.waking;
+    this.idleDue.mark(record);
     record.waking = undefined;
     if ('view' in outcome) {
       record.wakeFailure = undefined;
@@ -222,6 +231,7 @@ export class Ledger {
   }
 
   stop(record: NodeRecord, reason: 'idle' | 'swap', now: number, group?: string): Action {
+    this.idleDue.mark(record);
     record.stopping = { reason, since: now };
     const name = record.settings.name;
     return { kind: 'stop', node: name, reason, ...(group === undefined ? {} : { group }) };
@@ -232,6 +242,7 @@ export class Ledger {
     if (record?.stopping === undefined) {
       return;
     }
+    this.idleDue.mark(record);
     record.stopping = undefined;
     if (ok) {
       this.apply(record, stoppedView(record.view, node, now), true);

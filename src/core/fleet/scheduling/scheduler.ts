@@ -58,12 +58,16 @@ export class Scheduler {
         books.views(event.views);
         break;
       case 'wake-ended':
+        // Rare events: every node's idle stop is read afresh after them (idle-due.ts).
+        books.idleDue.markAll();
         books.wakeEnded(event.node, event.ok ? { view: event.view } : event, now);
         break;
       case 'stop-ended':
+        books.idleDue.markAll();
         books.stopEnded(event.node, event.ok, now);
         break;
       case 'tick':
+        books.idleDue.markAll();
         break;
     }
     // After an arrival every head still cannot be placed: only capacity coming back changes that.
