@@ -1,14 +1,15 @@
 /**
  * The earliest idle stop among the nodes under it (due.ts), kept as the nodes change rather than
  * read from every one of them after each event: at 10,000 nodes under idle stop that read cost
- * a millisecond per request (bench/scheduler/scheduler-cost.ts). Each change to a node (the ledger marks it)
- * renews that node's entry in a min-heap; an entry a later one outdates is dropped when it
- * surfaces. `markAll` rebuilds the heap from every node, for events rare enough to afford it.
+ * a millisecond per request (bench/scheduler/scheduler-cost.ts). Each change to a node (the
+ * ledger marks it) renews that node's entry in a heap (lazy-heap.ts). `markAll` rebuilds the
+ * heap from every node, for events rare enough to afford it.
  *
  * The heap leaves out the one condition that is not the node's own, nothing waiting for it here
  * (idle-stop.ts): due.ts reads every node while requests wait, as before.
  */
 import { idleStopAt } from './idle-stop.ts';
+import { LazyHeap, Stamps } from './lazy-heap.ts';
 import { isQuiet, type NodeRecord } from './nodes.ts';
 
 interface Entry {
@@ -24,9 +25,11 @@ export function idleDueOf(record: NodeRecord): number | undefined {
 }
 
 export class IdleDue {
-  private heap: Entry[] = [];
-  /** Each node's latest stamp: an entry with another one is outdated. */
-  private readonly stamps = new Map<NodeRecord, number>();
+  private readonly stamps = new Stamps<NodeRecord>();
+  private readonly heap = new LazyHeap<Entry>(
+    (a, b) => a.at - b.at,
+    (entry) => this.stamps.current(entry.record, entry.stamp),
+  );
   private readonly marked = new Set<NodeRecord>();
   private all = true;
 
@@ -46,92 +49,31 @@ export class IdleDue {
 
   /** The earliest idle stop of any node under it, as idleDueOf reads each one now. */
   earliest(): number | undefined {
-    if (this.all || this.heap.length > 4 * this.watched.length + 64) {
-      this.rebuild();
+    if (this.all || this.heap.size > 4 * this.watched.length + 64) {
+      this.all = false;
+      const entries: Entry[] = [];
+      for (const record of this.watched) {
+        const entry = this.renew(record);
+        if (entry !== undefined) {
+          entries.push(entry);
+        }
+      }
+      this.heap.rebuild(entries);
     } else {
       for (const record of this.marked) {
         const entry = this.renew(record);
         if (entry !== undefined) {
-          this.push(entry);
+          this.heap.push(entry);
         }
       }
     }
     this.marked.clear();
-    for (let top = this.heap[0]; top !== undefined; top = this.heap[0]) {
-      if (this.stamps.get(top.record) === top.stamp) {
-        return top.at;
-      }
-      this.pop();
-    }
-    return undefined;
+    return this.heap.top()?.at;
   }
 
   private renew(record: NodeRecord): Entry | undefined {
-    const stamp = (this.stamps.get(record) ?? 0) + 1;
-    this.stamps.set(record, stamp);
+    const stamp = this.stamps.renew(record);
     const at = idleDueOf(record);
     return at === undefined ? undefined : { at, record, stamp };
-  }
-
-  private rebuild(): void {
-    this.all = false;
-    const heap: Entry[] = [];
-    for (const record of this.watched) {
-      const entry = this.renew(record);
-      if (entry !== undefined) {
-        heap.push(entry);
-      }
-    }
-    this.heap = heap;
-    for (let index = (heap.length >> 1) - 1; index >= 0; index -= 1) {
-      this.down(index);
-    }
-  }
-
-  private push(entry: Entry): void {
-    const heap = this.heap;
-    let index = heap.length;
-    heap.push(entry);
-    while (index > 0) {
-      const parent = (index - 1) >> 1;
-      const above = heap[parent] as Entry;
-      if (above.at <= entry.at) {
-        break;
-      }
-      heap[index] = above;
-      index = parent;
-    }
-    heap[index] = entry;
-  }
-
-  private pop(): void {
-    const last = this.heap.pop();
-    if (last !== undefined && this.heap.length > 0) {
-      this.heap[0] = last;
-      this.down(0);
-    }
-  }
-
-  private down(from: number): void {
-    const heap = this.heap;
-    const entry = heap[from] as Entry;
-    let index = from;
-    for (;;) {
-      let child = 2 * index + 1;
-      if (child >= heap.length) {
-        break;
-      }
-      const right = heap[child + 1];
-      if (right !== undefined && right.at < (heap[child] as Entry).at) {
-        child += 1;
-      }
-      const below = heap[child] as Entry;
-      if (below.at >= entry.at) {
-        break;
-      }
-      heap[index] = below;
-      index = child;
-    }
-    heap[index] = entry;
   }
 }

@@ -11,6 +11,7 @@ import { AffinityMemory } from './affinity.ts';
 import type { GroupView } from './groups.ts';
 import { IdleDue } from './idle-due.ts';
 import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes.ts';
+import { PlaceIndex } from './place-index.ts';
 import { type Waiting, WaitQueue } from './queue.ts';
 import { queueLimitsFor } from './settings.ts';
 import { peakSent } from './slots.ts';
@@ -45,6 +46,8 @@ export class Ledger {
   readonly idleWatched: readonly NodeRecord[];
   /** The earliest idle stop among them, renewed for each node this ledger changes (due.ts). */
   readonly idleDue: IdleDue;
+  /** Where each model's next request goes, renewed likewise (place-index.ts). */
+  readonly placing: PlaceIndex;
   /** The nodes whose view serves each model, kept as views change: placement reads no others. */
   private readonly byModel = new Map<string, Set<NodeRecord>>();
 
@@ -53,6 +56,7 @@ export class Ledger {
     this.byName = new Map(this.records.map((record) => [record.settings.name, record]));
     this.idleWatched = this.records.filter((record) => record.settings.idleStopMs !== undefined);
     this.idleDue = new IdleDue(this.idleWatched);
+    this.placing = new PlaceIndex(settings.prefer, this.byName, (model) => this.serving(model));
     this.groups = new Map(
       [...settings.groups].map(([name, group]) => [
         name,
@@ -117,6 +121,23 @@ export class Ledger {
       : undefined;
   }
 
+  /** Where the request goes now (placement.ts), or undefined when every node is full. */
+  place(entry: Waiting): NodeRecord | undefined {
+    return this.placing.place(entry.model, this.affinityNode(entry));
+  }
+
+  /** A node changed: what is kept of it for placement and idle stops is renewed. */
+  private changed(record: NodeRecord): void {
+    this.idleDue.mark(record);
+    this.placing.mark(record);
+  }
+
+  /** After a rare event, every node is read afresh for placement and idle stops. */
+  rereadAll(): void {
+    this.idleDue.markAll();
+    this.placing.markAll();
+  }
+
   /** The nodes whose view serves `model` (running or not): the candidates for placing it. */
   serving(model: string): Iterable<NodeRecord> {
     return this.byModel.get(model) ?? NONE;
@@ -133,7 +154,7 @@ export class Ledger {
 
   /** applyView, keeping the index by model in step with what the node serves. */
   private apply(record: NodeRecord, view: NodeView, ours = false): void {
-    this.idleDue.mark(record);
+    this.changed(record);
     const before = record.view?.serves ?? NONE_SERVED;
     if (!applyView(record, view, ours) || sameNames(before, view.serves)) {
       return;
@@ -152,7 +173,7 @@ export class Ledger {
   }
 
   dispatch(entry: Waiting, node: NodeRecord, now: number): Action {
-    this.idleDue.mark(node);
+    this.changed(node);
     node.inFlight += 1;
     peakSent(node.peak, node.inFlight);
     node.ownActivityAt = now;
@@ -195,7 +216,7 @@ export class Ledger {
       return;
     }
     this.running.delete(id);
-    this.idleDue.mark(node);
+    this.changed(node);
     node.inFlight -= 1;
     node.ownActivityAt = now;
     node.frees.add(now);
@@ -207,7 +228,7 @@ export class Ledger {
     cause: 'demand' | 'scale-out' | 'keep-warm',
     now: number,
   ): Action {
-    this.idleDue.mark(record);
+    this.changed(record);
     record.waking = { model, since: now };
     return { kind: 'wake', node: record.settings.name, model, cause };
   }
@@ -218,7 +239,7 @@ export class Ledger {
       return;
     }
     const { model } = record.waking;
-    this.idleDue.mark(record);
+    this.changed(record);
     record.waking = undefined;
     if ('view' in outcome) {
       record.wakeFailure = undefined;
@@ -231,7 +252,7 @@ export class Ledger {
   }
 
   stop(record: NodeRecord, reason: 'idle' | 'swap', now: number, group?: string): Action {
-    this.idleDue.mark(record);
+    this.changed(record);
     record.stopping = { reason, since: now };
     const name = record.settings.name;
     return { kind: 'stop', node: name, reason, ...(group === undefined ? {} : { group }) };
@@ -242,7 +263,7 @@ export class Ledger {
     if (record?.stopping === undefined) {
       return;
     }
-    this.idleDue.mark(record);
+    this.changed(record);
     record.stopping = undefined;
     if (ok) {
       this.apply(record, stoppedView(record.view, node, now), true);

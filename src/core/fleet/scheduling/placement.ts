@@ -14,7 +14,7 @@ import { type NodeRecord, readyFor } from './nodes.ts';
 import { hasFreeSlot, seemsFree } from './slots.ts';
 
 /** The newest activity ranking reads; undefined: never active. */
-function activity(record: NodeRecord): number | undefined {
+export function activity(record: NodeRecord): number | undefined {
   const theirs = record.view?.lastActiveAt;
   const ours = record.ownActivityAt;
   if (theirs === undefined) {

@@ -19,10 +19,12 @@
  *   Actions are applied after `step` returns; an event an action causes is fed afterwards.
  *
  * One concern per file: slots.ts (load, Retry-After), placement.ts (where a request goes,
- * affinity), queue.ts (the FIFO per model), deadlines.ts (how long one waits, and what it is told),
- * wakes.ts (wake, scale-out, swap, give up), groups.ts, idle-stop.ts, keep-warm.ts, nodes.ts (what
- * is known of a node, late views), ledger.ts (the books each event and action writes), due.ts
- * (the timer), affinity.ts and affinity-key.ts (prompt-cache affinity), settings.ts (defaults).
+ * affinity; place-index.ts keeps that choice per model), queue.ts (the FIFO per model),
+ * deadlines.ts (how long one waits, and what it is told), wakes.ts (wake, scale-out, swap, give
+ * up), groups.ts, idle-stop.ts, keep-warm.ts, nodes.ts (what is known of a node, late views),
+ * ledger.ts (the books each event and action writes), due.ts (the timer; idle-due.ts keeps its
+ * earliest idle stop), lazy-heap.ts (the heaps both keep), affinity.ts and affinity-key.ts
+ * (prompt-cache affinity), settings.ts (defaults).
  */
 import { expiryOf } from './deadlines.ts';
 import { nextDueAt } from './due.ts';
@@ -30,7 +32,6 @@ import { idleStopAt, idleStopDue } from './idle-stop.ts';
 import { keepWarmModel, keepWarmPending } from './keep-warm.ts';
 import { Ledger } from './ledger.ts';
 import { isUp, readyFor } from './nodes.ts';
-import { place } from './placement.ts';
 import type { Waiting } from './queue.ts';
 import { retryAfterSeconds } from './slots.ts';
 import type { Action, RequestId, RequestInfo, SchedulerEvent, SchedulerSettings } from './types.ts';
@@ -58,16 +59,16 @@ export class Scheduler {
         books.views(event.views);
         break;
       case 'wake-ended':
-        // Rare events: every node's idle stop is read afresh after them (idle-due.ts).
-        books.idleDue.markAll();
+        // Rare events: every node is read afresh for placement and idle stops after them.
+        books.rereadAll();
         books.wakeEnded(event.node, event.ok ? { view: event.view } : event, now);
         break;
       case 'stop-ended':
-        books.idleDue.markAll();
+        books.rereadAll();
         books.stopEnded(event.node, event.ok, now);
         break;
       case 'tick':
-        books.idleDue.markAll();
+        books.rereadAll();
         break;
     }
     // After an arrival every head still cannot be placed: only capacity coming back changes that.
@@ -149,12 +150,7 @@ export class Scheduler {
     const { model } = request;
     // FIFO: while others wait for the model, a newcomer cannot go before them.
     if (books.queue.length(model) === 0) {
-      const node = place(
-        books.serving(model),
-        model,
-        this.settings.prefer,
-        books.affinityNode(entry),
-      );
+      const node = books.place(entry);
       if (node !== undefined) {
         actions.push(books.dispatch(entry, node, now));
         return undefined;
@@ -187,12 +183,7 @@ export class Scheduler {
         if (head === undefined) {
           continue;
         }
-        const node = place(
-          books.serving(model),
-          model,
-          this.settings.prefer,
-          books.affinityNode(head),
-        );
+        const node = books.place(head);
         if (node !== undefined) {
           books.queue.remove(head.id);
           actions.push(books.dispatch(head, node, now));

@@ -1,20 +1,33 @@
 /**
- * The earliest idle stop kept as nodes change (idle-due.ts) is always what reading every node
- * gives, over random sequences of the ledger's changes: views, sends, ends, wakes and stops.
+ * What the ledger keeps as nodes change, the earliest idle stop (idle-due.ts) and where each
+ * model's next request goes (place-index.ts), is always what reading every node gives, over
+ * random sequences of the ledger's changes: views, sends, ends, wakes and stops, and the rare
+ * events after which everything is read afresh.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { idleDueOf } from './idle-due.ts';
 import { Ledger } from './ledger.ts';
+import { place } from './placement.ts';
 import { schedulerSettings } from './settings.ts';
 
 const NODES = ['a', 'b', 'c', 'd'];
+const MODELS = ['m', 'n'];
 
 type Change =
-  | { kind: 'view'; node: number; running: boolean; ready: boolean; busy: number; at: number }
+  | {
+      kind: 'view';
+      node: number;
+      running: boolean;
+      ready: boolean;
+      busy: number;
+      at: number;
+      serves: string[];
+    }
   | { kind: 'send' | 'end' | 'wake' | 'wake-ended' | 'stop' | 'stop-ended'; node: number }
-  | { kind: 'read' };
+  | { kind: 'read' }
+  | { kind: 'reread' };
 
 const change: fc.Arbitrary<Change> = fc.oneof(
   {
@@ -25,7 +38,8 @@ const change: fc.Arbitrary<Change> = fc.oneof(
       running: fc.oneof(fc.constant(true), fc.boolean()),
       ready: fc.oneof(fc.constant(true), fc.boolean()),
       busy: fc.oneof(fc.constant(0), fc.nat(2)),
-      at: fc.nat(100_000),
+      at: fc.oneof(fc.constant(0), fc.nat(100_000)),
+      serves: fc.subarray(MODELS),
     }),
   },
   {
@@ -40,14 +54,17 @@ const change: fc.Arbitrary<Change> = fc.oneof(
     }),
   },
   { weight: 4, arbitrary: fc.constant({ kind: 'read' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'reread' as const }) },
 );
 
-describe('IdleDue', () => {
-  it('agrees with a read of every node after any sequence of changes', () => {
+describe('IdleDue and PlaceIndex', () => {
+  it('agree with a read of every node after any sequence of changes', () => {
+    const prefer = fc.constantFrom('idle' as const, 'active' as const);
     fc.assert(
-      fc.property(fc.array(change, { maxLength: 60 }), (changes) => {
+      fc.property(fc.array(change, { maxLength: 60 }), prefer, (changes, preference) => {
         const books = new Ledger(
           schedulerSettings({
+            prefer: preference,
             nodes: NODES.map((name, index) => ({
               name,
               ...(index === 3 ? {} : { idleStopMs: 1_000 * (index + 1) }),
@@ -61,9 +78,19 @@ describe('IdleDue', () => {
           const dues = books.idleWatched.map(idleDueOf).filter((at) => at !== undefined);
           return dues.length === 0 ? undefined : Math.min(...dues);
         };
+        const check = (): void => {
+          expect(books.idleDue.earliest()).toBe(brute());
+          for (const model of MODELS) {
+            for (const affinity of [undefined, ...NODES]) {
+              const kept = books.placing.place(model, affinity)?.settings.name;
+              const read = place(books.serving(model), model, preference, affinity);
+              expect(kept).toBe(read?.settings.name);
+            }
+          }
+        };
         for (const next of changes) {
           now += 10;
-          const record = books.records[next.kind === 'read' ? 0 : next.node];
+          const record = books.records['node' in next ? next.node : 0];
           if (record === undefined) {
             continue;
           }
@@ -76,7 +103,7 @@ describe('IdleDue', () => {
                   observedAt: now,
                   state: next.running ? 'running' : 'stopped',
                   ready: next.ready,
-                  serves: next.running ? ['m'] : [],
+                  serves: next.running ? next.serves : [],
                   slots: 2,
                   busy: next.busy,
                   lastActiveAt: next.at,
@@ -105,11 +132,14 @@ describe('IdleDue', () => {
               books.stopEnded(name, now % 20 === 0, now);
               break;
             case 'read':
-              expect(books.idleDue.earliest()).toBe(brute());
+              check();
+              break;
+            case 'reread':
+              books.rereadAll();
               break;
           }
         }
-        expect(books.idleDue.earliest()).toBe(brute());
+        check();
       }),
       { numRuns: 500 },
     );
