@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { writeTinyModel } from '../test/support/models/tiny-model.ts';
+import { benchBodyScanCost, BODY_SCAN_BATCHES } from './body-scan-cost.ts';
 import { benchFleet, type FleetFigures } from './fleet/fleet.ts';
 import { benchGateway } from './gateway.ts';
 import { gatewayReport } from './gateway-report.ts';
@@ -83,6 +84,8 @@ async function gatewaySection(model: string): Promise<string> {
     Number(process.env['BENCH_PROMPT_SAMPLES'] ?? 100),
   );
   const record = benchRecordCost();
+  const scan = await benchBodyScanCost(undefined);
+  const scanUs = (index: number): string => `${(scan[index]?.us['this'] ?? NaN).toFixed(2)} µs`;
   const byName = new Map(gateway.targets.map((target) => [target.name, target]));
   const added = (byName.get('svc gateway')?.p50 ?? NaN) - (byName.get('direct')?.p50 ?? NaN);
   return [
@@ -90,6 +93,8 @@ async function gatewaySection(model: string): Promise<string> {
     '',
     `The gateway's metrics cost each request one record() call (bench/metrics-record.ts): ${(record.nsPerCall / 1000).toFixed(2)} µs of CPU`,
     `time per call, median of ${record.batches} batches (${record.calls.toLocaleString('en')} calls), ${((record.nsPerCall / 1e6 / added) * 100).toFixed(2)}% of the gateway's added p50 above.`,
+    `Reading a body for its model, stream flag and affinity key (bench/body-scan-cost.ts), CPU time per request, least of`,
+    `${BODY_SCAN_BATCHES} batches: ${scan.map((cost, index) => `${cost.body} ${scanUs(index)}`).join('; ')}.`,
   ].join('\n');
 }
 
