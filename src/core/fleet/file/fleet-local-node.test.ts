@@ -1,7 +1,7 @@
 /**
  * Local nodes (GUIDE D27): the gateway runs their engines itself from `file:`, so a local node
- * needs a file and is refused a host, port, token or engine host/path, each problem naming the
- * node and the key.
+ * needs a file and is refused a host, port, token, engine host/path, wake or sleep command, each
+ * problem naming the node and the key.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -72,6 +72,15 @@ describe('local nodes', () => {
   ])('refuses %s, naming the node and the key', (key, line) => {
     expect(problems(localNode('file: Svcfile', line))).toEqual([
       `fleet.yaml: node "box" is a local node, so ${key} does not apply: the gateway runs its engine itself, from its file`,
+    ]);
+  });
+
+  it.each([
+    ['wakeCommand', 'wakeCommand: [wakeonlan, "aa:bb:cc:dd:ee:ff"]'],
+    ['sleepCommand', 'sleepCommand: [systemctl, suspend]'],
+  ])('refuses %s (its machine is the gateway’s own), naming the node and the key', (key, line) => {
+    expect(problems(localNode('file: Svcfile', line))).toEqual([
+      `fleet.yaml: node "box" is a local node, so ${key} does not apply: its engine runs on the gateway's own machine, which the gateway never puts to sleep or wakes`,
     ]);
   });
 

@@ -188,6 +188,15 @@ function localParts(
       );
     }
   }
+  // docs/design.md D33: its machine is the gateway's own, so a sleep command would put the
+  // gateway to sleep, and a wake command would run on a machine that is already awake.
+  for (const key of ['wakeCommand', 'sleepCommand'] as const) {
+    if (raw[key] !== undefined) {
+      problem(
+        `node "${name}" is a local node, so ${key} does not apply: its engine runs on the gateway's own machine, which the gateway never puts to sleep or wakes`,
+      );
+    }
+  }
   const override = raw['engine'];
   if (isRecord(override)) {
     for (const key of ['host', 'path'] as const) {
