@@ -67,6 +67,8 @@ export const ERROR_CATALOG = {
   ERR_STATE_WRITE: 'system',
   /** The listen socket could not be opened (address in use, permission denied). */
   ERR_LISTEN_FAILED: 'system',
+  /** Another live gateway runs this fleet file's local nodes (docs/design.md D27). */
+  ERR_FLEET_IN_USE: 'system',
   /** A bug: something svc did not expect. */
   ERR_INTERNAL: 'system',
 } as const satisfies Record<string, ErrorKind>;

@@ -14,6 +14,7 @@ import {
 import type { CommandIo } from '../core/command.ts';
 import { parseDuration } from '../core/duration.ts';
 import { SvcError } from '../core/errors.ts';
+import { fleetStateDir } from '../core/fleet/drivers/fleet-claim.ts';
 import { loadFleet } from '../core/fleet/load/load-fleet.ts';
 import { httpUrl } from '../core/http/listen.ts';
 import { createLogger, resolveLogLevel } from '../core/logger.ts';
@@ -127,7 +128,7 @@ export async function run(io: CommandIo): Promise<number> {
       ...(locals.length === 0
         ? []
         : [
-            `local nodes ${locals.join(', ')}: engines run by this gateway, logs under ${join(configDir, 'nodes')}`,
+            `local nodes ${locals.join(', ')}: engines run by this gateway, logs under ${join(fleetStateDir(configDir, fleet.path), 'nodes')}`,
           ]),
       '',
     ].join('\n'),

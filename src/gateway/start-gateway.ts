@@ -5,6 +5,7 @@
  */
 import { SvcError } from '../core/errors.ts';
 import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
+import { fleetStateDir } from '../core/fleet/drivers/fleet-claim.ts';
 import { LocalEngines } from '../core/fleet/drivers/local-engines.ts';
 import { STATUS_TIMEOUT_MS } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, LocalNode, Variables } from '../core/fleet/file/fleet-file.ts';
@@ -14,7 +15,7 @@ import { schedulerOptionsOf } from '../core/fleet/scheduling/settings-of-fleet.t
 import { NODE_STATES_DEFAULTS } from '../core/fleet/state/node-snapshot.ts';
 import { FleetView } from '../core/fleet/state/node-snapshots.ts';
 import { NodeStates } from '../core/fleet/state/node-states.ts';
-import { listen } from '../core/http/listen.ts';
+import { httpUrl, listen } from '../core/http/listen.ts';
 import type { ListenAddress } from '../core/http/listen-address.ts';
 import type { Logger } from '../core/logger.ts';
 import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
@@ -89,28 +90,33 @@ export interface RunningGateway {
   close(graceMs?: number): Promise<void>;
 }
 
+const localNodesOf = (fleet: Fleet): LocalNode[] =>
+  fleet.nodes.filter((node): node is LocalNode => node.kind === 'local');
+
 /**
- * The engines of the fleet's local nodes (GUIDE D27), when it has any: what a killed gateway
- * left running is reaped first, as a starting daemon does, so its ports are free again.
+ * The engines of the fleet's local nodes (docs/design.md D27), when it has any, the fleet claimed
+ * for this gateway: refused, before anything listens or any engine is touched, while another live
+ * gateway runs the same fleet file (fleet-claim.ts).
  */
 async function localEnginesOf(
   options: GatewayOptions,
   operatorToken: string | undefined,
 ): Promise<LocalEngines | undefined> {
-  const nodes = options.fleet.nodes.filter((node): node is LocalNode => node.kind === 'local');
+  const nodes = localNodesOf(options.fleet);
   if (nodes.length === 0) {
     return undefined;
   }
   const secrets = [options.token, operatorToken].filter((value) => value !== undefined);
   const engines = new LocalEngines({
-    configDir: options.configDir,
+    stateDir: fleetStateDir(options.configDir, options.fleet.path),
+    fleetPath: options.fleet.path,
     env: options.env,
     logger: options.logger,
     stopGraceMs: options.stopGraceMs ?? 10_000,
     sampleIntervalMs: options.sampleIntervalMs ?? DEFAULT_SAMPLE_INTERVAL_MS,
     secrets,
   });
-  await engines.reap(nodes);
+  await engines.own(nodes);
   return engines;
 }
 
@@ -179,7 +185,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     ...(options.fleet.cors === undefined ? {} : { cors: options.fleet.cors }),
     startedAt: Date.now(),
   });
-  const address = await listen(server, options.listen);
+  const address = await listen(server, options.listen).catch(async (error: unknown) => {
+    await local?.stopAll();
+    throw error;
+  });
+  // Only with the address ours are engines touched: what a dead gateway of this fleet left.
+  await local?.takeOver(localNodesOf(options.fleet), httpUrl(address));
   // The first round starts at once, so the first requests find most of the fleet already known.
   states.use();
   return {

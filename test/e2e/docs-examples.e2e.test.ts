@@ -13,7 +13,7 @@
  * - docs/gateway.md's `svc fleet` and docs/cli.md's `svc up`, against three-node-fleet.ts's fleet
  *   (its directory is the docs' /srv/fleet).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -185,6 +185,9 @@ describe("docs/gateway.md's one box", () => {
       'svc up',
       /engines run by this gateway, logs under .*\n/,
     );
+    // The fleet's own directory (docs/design.md D27) is named after its file's path.
+    const [fleetDir = ''] = readdirSync(join(box.configDir, 'fleets'));
+    session.substitutions.set('models-7fca3e53', fleetDir);
     expect(gateway.stdout()).toBe(`${session.substitute(up[0]?.expected ?? '')}\n`);
 
     // From another terminal: the request wakes coder and is answered; then svc fleet status.

@@ -20,7 +20,8 @@ import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { testPath } from '../support/prerequisites/engines.ts';
 import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
 import { killSurvivorsAfterTest } from '../support/processes/process-tree.ts';
-import { authorized, startTestGateway } from '../support/svc/gateway-fleet.ts';
+import type { TestProcess } from '../support/processes/processes.ts';
+import { authorized, localNodeFile, startTestGateway } from '../support/svc/gateway-fleet.ts';
 import { tempDir } from '../support/svc/svc.ts';
 
 /** More tokens than the 256-token context holds: only context shift lets a reply get there. */
@@ -83,8 +84,8 @@ async function propsEndpoint(port: number): Promise<unknown> {
   return props.endpoint_props;
 }
 
-function enginePid(configDir: string, node: string): number {
-  const path = join(configDir, 'nodes', node, 'engine.pid');
+function enginePid(gateway: TestProcess, node: string): number {
+  const path = localNodeFile(gateway, node, 'engine.pid');
   return (JSON.parse(readFileSync(path, 'utf8')) as { pid: number }).pid;
 }
 
@@ -100,16 +101,15 @@ describe('local node environment', () => {
     });
 
     const shifted = await longReply(url, 'shift');
-    killSurvivorsAfterTest([enginePid(configDir, 'shift')]);
+    killSurvivorsAfterTest([enginePid(gateway, 'shift')]);
     expect(shifted).toEqual({ status: 200, tokens: MAX_TOKENS });
     const plain = await longReply(url, 'plain');
-    killSurvivorsAfterTest([enginePid(configDir, 'plain')]);
+    killSurvivorsAfterTest([enginePid(gateway, 'plain')]);
     expect(plain.status).toBe(200);
     expect(plain.tokens).toBeGreaterThan(0);
     expect(plain.tokens).toBeLessThan(256);
 
-    const log = (node: string) =>
-      readFileSync(join(configDir, 'nodes', node, 'engine.log'), 'utf8');
+    const log = (node: string) => readFileSync(localNodeFile(gateway, node, 'engine.log'), 'utf8');
     expect(log('shift')).toContain('slot context shift');
     expect(log('plain')).not.toContain('slot context shift');
     expect(await propsEndpoint(ports.shift)).toBe(true);

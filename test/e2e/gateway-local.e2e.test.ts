@@ -19,8 +19,13 @@ import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { testPath } from '../support/prerequisites/engines.ts';
 import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
 import { alive, killSurvivorsAfterTest } from '../support/processes/process-tree.ts';
-import { startProcess } from '../support/processes/processes.ts';
-import { authorized, GATEWAY_TOKEN, startTestGateway } from '../support/svc/gateway-fleet.ts';
+import { startProcess, type TestProcess } from '../support/processes/processes.ts';
+import {
+  authorized,
+  GATEWAY_TOKEN,
+  localNodeFile,
+  startTestGateway,
+} from '../support/svc/gateway-fleet.ts';
 import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
 import { eventually } from '../support/time/eventually.ts';
 
@@ -53,8 +58,8 @@ beforeAll(async () => {
   );
 });
 
-function enginePid(configDir: string, node: string): number {
-  const record = JSON.parse(readFileSync(join(configDir, 'nodes', node, 'engine.pid'), 'utf8')) as {
+function enginePid(gateway: TestProcess, node: string): number {
+  const record = JSON.parse(readFileSync(localNodeFile(gateway, node, 'engine.pid'), 'utf8')) as {
     pid: number;
   };
   return record.pid;
@@ -81,8 +86,11 @@ describe('local nodes', () => {
       logLevel: 'info',
       env: { PATH: testPath(), SVC_SAMPLE_INTERVAL_SECONDS: '0.3' },
     });
-    expect(gateway.stdout()).toContain(
-      `local nodes a, b: engines run by this gateway, logs under ${join(configDir, 'nodes')}`,
+    // Under the fleet's own directory in the config dir (docs/design.md D27).
+    expect(gateway.stdout()).toMatch(
+      new RegExp(
+        `local nodes a, b: engines run by this gateway, logs under ${join(configDir, 'fleets')}/[^/\\s]+-[0-9a-f]{8}/nodes\n`,
+      ),
     );
     for (const model of ['alpha', 'beta']) {
       expect(await served(url, model)).toMatchObject({
@@ -90,7 +98,7 @@ describe('local nodes', () => {
         body: { object: 'chat.completion', model },
       });
     }
-    const pids = [enginePid(configDir, 'a'), enginePid(configDir, 'b')];
+    const pids = [enginePid(gateway, 'a'), enginePid(gateway, 'b')];
     killSurvivorsAfterTest(pids);
     expect(alive(pids)).toEqual(pids);
 
@@ -106,7 +114,7 @@ describe('local nodes', () => {
     // b's engine is on the port its BASEURL names; a's was chosen free and is logged.
     expect((await fetch(`http://127.0.0.1:${bPort}/health`)).status).toBe(200);
     expect(gateway.stderr()).toMatch(/local node engine listening node=a port=\d+/);
-    expect(readFileSync(join(configDir, 'nodes', 'a', 'engine.log'), 'utf8')).not.toBe('');
+    expect(readFileSync(localNodeFile(gateway, 'a', 'engine.log'), 'utf8')).not.toBe('');
 
     process.kill(gateway.pid, 'SIGTERM');
     expect(await gateway.exited()).toBe(0);
@@ -127,7 +135,7 @@ describe('local nodes', () => {
       env: { PATH: testPath() },
     });
     expect(await served(first.url, 'alpha')).toMatchObject({ status: 200 });
-    const pid = enginePid(configDir, 'a');
+    const pid = enginePid(first.gateway, 'a');
     killSurvivorsAfterTest([pid]);
     // The watchdog would end the engine within seconds of the gateway's death; with it gone
     // too, only the next gateway's reaping can.

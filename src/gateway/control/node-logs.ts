@@ -1,8 +1,8 @@
 /**
  * `GET /v1/fleet/nodes/{name}/logs`: one slice of a node's engine log, with the query and reply of
  * the daemon's `GET /v1/logs` (spec §4.1 rule 5, §2.6, GUIDE D11), so `svc fleet logs` reaches a
- * local node's log (`<config dir>/nodes/<name>/engine.log`, GUIDE D27) through the gateway that
- * runs it. Every kind answers through its driver (GUIDE D21), as `/v1/fleet/stats` does: a daemon
+ * local node's log (`<config dir>/fleets/<fleet>/nodes/<name>/engine.log`, docs/design.md D27) through
+ * the gateway that runs it. Every kind answers through its driver (GUIDE D21), as `/v1/fleet/stats` does: a daemon
  * node's slice is its daemon's, asked with the node token the gateway holds; a kind with no engine
  * log (remote) is refused naming it.
  *

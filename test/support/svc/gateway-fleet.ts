@@ -153,3 +153,15 @@ export async function startTestGateway(
 export function authorized(token: string | null = GATEWAY_TOKEN): Record<string, string> {
   return token === null ? {} : { authorization: `Bearer ${token}` };
 }
+
+/**
+ * A file of a local node (`engine.pid`, `engine.log`) of a gateway that runs one: under the
+ * directory its start-up line names (`logs under <fleet state dir>/nodes`, docs/design.md D27).
+ */
+export function localNodeFile(gateway: TestProcess, node: string, file: string): string {
+  const [, nodes] = /logs under (\S+)$/m.exec(gateway.stdout()) ?? [];
+  if (nodes === undefined) {
+    throw new Error(`the gateway (pid ${gateway.pid}) named no local nodes' directory`);
+  }
+  return join(nodes, node, file);
+}

@@ -93,10 +93,17 @@ async function world(): Promise<World> {
     reap: () => Promise.resolve(undefined),
     writeKey: () => Promise.resolve(),
     removeKey: () => Promise.resolve(),
+    claim: (stateDir) =>
+      Promise.resolve({
+        path: join(stateDir, 'gateway.json'),
+        bound: () => Promise.resolve(),
+        release: () => Promise.resolve(),
+      }),
   };
   const engines = new LocalEngines(
     {
-      configDir: join(dir, 'cfg'),
+      stateDir: join(dir, 'cfg'),
+      fleetPath: fleet.path,
       env: GATEWAY_ENV,
       logger: createLogger('debug', { write: (line) => logged.push(line) }),
       stopGraceMs: 10_000,

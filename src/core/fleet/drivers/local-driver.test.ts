@@ -3,140 +3,33 @@
  * port BASEURL names, else its engine.port, else a free loopback port reported in status; the
  * engine key goes to the node's key file, never into argv; status and stats answer from the
  * node's own record (spec §3: a second start is 409, a crash is crashed, a stop is stopped); the
- * files live under <config dir>/nodes/<name>/; a gateway reaps each node's recorded engine at
- * start-up and stops every engine on its way out. No process starts and no time is waited for.
+ * files live under <fleet state dir>/nodes/<name>/. No process starts and no time is waited for.
  */
 import { describe, expect, it } from 'vitest';
 
+import {
+  AT,
+  CONFIG,
+  enginesHarness,
+  FLEET,
+  SOURCE,
+} from '../../../../test/support/fakes/local-engines.ts';
 import { localNode } from '../../../../test/support/project-files/fleet-node.ts';
-import type { DeployConfig } from '../../contract/schemas.ts';
-import { createLogger } from '../../logger.ts';
-import type {
-  EngineExit,
-  EngineProcess,
-  EngineProcessOptions,
-} from '../../runner/engine-process.ts';
-import type { Fleet, LocalNode } from '../file/fleet-file.ts';
+import type { LocalNode } from '../file/fleet-file.ts';
 import { localDriver, withPort } from './local-driver.ts';
-import { type LocalEngineEdges, LocalEngines } from './local-engines.ts';
-import type { NodeSource } from './node-driver.ts';
 
-const AT = new Date('2025-01-01T12:00:00.000Z');
-const CONFIG: DeployConfig = {
-  runner: 'llamacpp',
-  modelId: 'org/tiny-GGUF',
-  servedModelName: 'tiny',
-};
-const SOURCE: NodeSource = { source: '/fleet/box/Svcfile', config: CONFIG };
-
-interface Harness {
-  readonly driver: ReturnType<typeof localDriver>;
-  readonly engines: LocalEngines;
-  readonly launched: EngineProcessOptions[];
-  readonly keys: Map<string, string>;
-  readonly reaped: string[];
-  readonly stopped: number[];
-  readonly freePorts: number[];
-  exit(index: number, exit: EngineExit): void;
-  /** Settles when a key file is first removed: the supervisor has recorded an engine's exit. */
-  readonly keyRemoved: Promise<void>;
-}
-
-function harness(leftOver: readonly string[] = []): Harness {
-  const launched: EngineProcessOptions[] = [];
-  const exits: ((exit: EngineExit) => void)[] = [];
-  const keys = new Map<string, string>();
-  const reaped: string[] = [];
-  const stopped: number[] = [];
+/** The engines harness with the local driver over them, as the gateway's by-kind table builds it. */
+function harness(leftOver: readonly string[] = []) {
+  const h = enginesHarness(leftOver);
   const freePorts: number[] = [];
-  let removed: () => void = () => undefined;
-  const keyRemoved = new Promise<void>((resolve) => {
-    removed = resolve;
-  });
-  const edges: LocalEngineEdges = {
-    supervisor: {
-      now: () => AT,
-      startEngine: (options) => {
-        launched.push(options);
-        const pid = 1000 + launched.length;
-        let exit: (value: EngineExit) => void = () => undefined;
-        const exited = new Promise<EngineExit>((resolve) => {
-          exit = resolve;
-        });
-        exits.push(exit);
-        const process: EngineProcess = {
-          pid,
-          watchdogPid: pid - 500,
-          startedAt: AT,
-          exited,
-          stop: () => {
-            stopped.push(pid);
-            exit({ code: null, signal: 'SIGTERM' });
-            return Promise.resolve('terminated');
-          },
-        };
-        return Promise.resolve(process);
-      },
-      locateBinary: () => '/opt/engines/llama-server',
-      answers: () => Promise.resolve(true),
-      pidRecord: {
-        write: () => Promise.resolve(),
-        clear: () => Promise.resolve(),
-        startTime: () => 777,
-      },
-    },
-    watcher: () => ({
-      begin: () => undefined,
-      end: () => undefined,
-      refreshTokens: () => Promise.resolve(),
-    }),
-    reap: (pidPath) => {
-      reaped.push(pidPath);
-      return Promise.resolve(
-        leftOver.some((name) => pidPath.includes(`/${name}/`)) ? 4242 : undefined,
-      );
-    },
-    writeKey: (path, key) => {
-      keys.set(path, key);
-      return Promise.resolve();
-    },
-    removeKey: (path) => {
-      keys.delete(path);
-      removed();
-      return Promise.resolve();
-    },
-  };
-  const engines = new LocalEngines(
-    {
-      configDir: '/cfg',
-      env: { PATH: '/opt/engines' },
-      logger: createLogger('error', { write: () => undefined }),
-      stopGraceMs: 10_000,
-      sampleIntervalMs: 15_000,
-    },
-    edges,
-  );
-  const fleet: Fleet = { path: '/fleet/fleet.yaml', nodes: [] };
-  let nextPort = 41000;
-  const driver = localDriver({ fleet, configDir: '/cfg', env: {} }, engines, {
+  const driver = localDriver({ fleet: FLEET, configDir: '/cfg', env: {} }, h.engines, {
     now: () => AT,
     freePort: () => {
-      nextPort += 1;
-      freePorts.push(nextPort);
-      return Promise.resolve(nextPort);
+      freePorts.push(41001 + freePorts.length);
+      return Promise.resolve(freePorts.at(-1) ?? 0);
     },
   });
-  return {
-    driver,
-    engines,
-    launched,
-    keys,
-    reaped,
-    stopped,
-    freePorts,
-    exit: (index, exit) => exits[index]?.(exit),
-    keyRemoved,
-  };
+  return { ...h, driver, freePorts };
 }
 
 const flag = (args: readonly string[], name: string): string | undefined =>
@@ -240,25 +133,5 @@ describe('local driver', () => {
       { kind: 'log', path: '/cfg/nodes/a/engine.log' },
       { kind: 'log', path: '/cfg/nodes/b/engine.log' },
     ]);
-  });
-});
-
-describe('local engines lifecycle', () => {
-  it('reaps each node recorded engine at start-up, naming what it stopped', async () => {
-    const h = harness(['b']);
-    expect(await h.engines.reap([localNode('a'), localNode('b')])).toEqual([
-      { node: 'b', pid: 4242 },
-    ]);
-    expect(h.reaped).toEqual(['/cfg/nodes/a/engine.pid', '/cfg/nodes/b/engine.pid']);
-  });
-
-  it('stops every running engine on the way out', async () => {
-    const h = harness();
-    await h.driver.start(localNode('a'), SOURCE);
-    await h.driver.start(localNode('b'), SOURCE);
-    await h.driver.status(localNode('c'));
-    await h.engines.stopAll();
-    expect(h.stopped.sort()).toEqual([1001, 1002]);
-    expect((await h.driver.status(localNode('a'))).ok).toBe(true);
   });
 });

@@ -2,12 +2,14 @@
  * The engines of a fleet's local nodes (GUIDE D27), supervised by the gateway itself with the
  * daemon's own parts: one state record, sampler and supervisor per node (the same watchdog and
  * process-group rules, so no engine outlives the gateway however it ends), its engine log, pid
- * record and key file under `<config dir>/nodes/<name>/`. Built once per gateway; the gateway
- * reaps what a killed one left before it serves, and stops every engine before it exits.
+ * record and key file under `<fleet state dir>/nodes/<name>/` (fleet-claim.ts). Built once per
+ * gateway; the gateway claims the fleet before it listens, reaps what a dead gateway of the same
+ * fleet left once it has bound its address, and stops every engine before it exits.
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { SvcError } from '../../errors.ts';
 import { writeFileAtomic } from '../../fs/atomic-write.ts';
 import type { Logger } from '../../logger.ts';
 import { Sampler } from '../../metrics/sampler.ts';
@@ -16,9 +18,13 @@ import { type Launch, Supervisor } from '../../runner/supervisor.ts';
 import { SUPERVISOR_EDGES, type SupervisorEdges } from '../../runner/supervisor-edges.ts';
 import { StateRecord } from '../../state/record.ts';
 import type { LocalNode } from '../file/fleet-file.ts';
+import { claimFleet, type FleetClaim } from './fleet-claim.ts';
 
 export interface LocalEnginesOptions {
-  readonly configDir: string;
+  /** The fleet's own directory under the config dir (fleetStateDir in fleet-claim.ts). */
+  readonly stateDir: string;
+  /** The fleet file, as the claim names it. */
+  readonly fleetPath: string;
   /** The environment engines run with (PATH is where their binaries are looked up). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
@@ -44,6 +50,12 @@ export interface LocalEngineEdges {
   readonly reap: (pidPath: string) => Promise<number | undefined>;
   readonly writeKey: (path: string, key: string) => Promise<void>;
   readonly removeKey: (path: string) => Promise<void>;
+  /** Claims the fleet for this gateway, or throws naming the live gateway that runs it. */
+  readonly claim: (
+    stateDir: string,
+    fleetPath: string,
+    nodes: readonly string[],
+  ) => Promise<FleetClaim>;
 }
 
 export const LOCAL_ENGINE_EDGES: LocalEngineEdges = {
@@ -53,9 +65,10 @@ export const LOCAL_ENGINE_EDGES: LocalEngineEdges = {
   // Exactly `<key>\n`, 0600 in a 0700 directory, as the daemon writes it (spec §5 rule 5).
   writeKey: (path, key) => writeFileAtomic(path, `${key}\n`),
   removeKey: (path) => rm(path, { force: true }),
+  claim: (stateDir, fleetPath, nodes) => claimFleet(stateDir, fleetPath, nodes),
 };
 
-/** Where one local node keeps its engine's files (GUIDE D27). */
+/** Where one local node keeps its engine's files (docs/design.md D27), in its fleet's dir. */
 export interface LocalNodePaths {
   readonly dir: string;
   readonly log: string;
@@ -63,14 +76,23 @@ export interface LocalNodePaths {
   readonly key: string;
 }
 
-export function localNodePaths(configDir: string, name: string): LocalNodePaths {
-  const dir = join(configDir, 'nodes', name);
+export function localNodePaths(stateDir: string, name: string): LocalNodePaths {
+  const dir = join(stateDir, 'nodes', name);
   return {
     dir,
     log: join(dir, 'engine.log'),
     pid: join(dir, 'engine.pid'),
     key: join(dir, 'engine-api-key'),
   };
+}
+
+/**
+ * What every start and stop of a fleet's engines waits for: the fleet claimed, the gateway's
+ * address bound and what a dead gateway left reaped (`opened`); `shut` once the gateway stops.
+ */
+export interface EngineGate {
+  opened: Promise<void>;
+  shut: boolean;
 }
 
 /** One local node's engine: its record, watcher and supervisor, and its calls one at a time. */
@@ -85,6 +107,7 @@ export class LocalEngine {
     readonly paths: LocalNodePaths,
     private readonly options: LocalEnginesOptions,
     private readonly edges: LocalEngineEdges,
+    private readonly gate: EngineGate = { opened: Promise.resolve(), shut: false },
   ) {
     this.watcher = edges.watcher(this.record, options.sampleIntervalMs);
     this.supervisor = new Supervisor(
@@ -112,13 +135,19 @@ export class LocalEngine {
    * engine running, so it never rewrites the key file the first one's engine is about to read.
    */
   serialized<T>(run: () => Promise<T>): Promise<T> {
-    const next = this.chain.then(run, run);
+    const next = this.chain.then(() => this.gate.opened).then(run, run);
     this.chain = next.catch(() => undefined);
     return next;
   }
 
   /** Starts `launch`, gated with `key` when given (written to the node's key file first). */
   async start(launch: Launch, key: string | undefined): Promise<void> {
+    if (this.gate.shut) {
+      throw new SvcError(
+        'ERR_ENGINE_UNAVAILABLE',
+        `node "${this.name}" is not started: its gateway is stopping`,
+      );
+    }
     if (key !== undefined) {
       await this.edges.writeKey(this.paths.key, key);
     }
@@ -144,6 +173,9 @@ export class LocalEngine {
 
 export class LocalEngines {
   private readonly engines = new Map<string, LocalEngine>();
+  private claim: FleetClaim | undefined;
+  private readonly gate: EngineGate = { opened: Promise.resolve(), shut: false };
+  private open: () => void = () => undefined;
 
   constructor(
     readonly options: LocalEnginesOptions,
@@ -156,9 +188,10 @@ export class LocalEngines {
     if (engine === undefined) {
       engine = new LocalEngine(
         node.name,
-        localNodePaths(this.options.configDir, node.name),
+        localNodePaths(this.options.stateDir, node.name),
         this.options,
         this.edges,
+        this.gate,
       );
       this.engines.set(node.name, engine);
     }
@@ -166,14 +199,44 @@ export class LocalEngines {
   }
 
   /**
-   * Takes down what a previous gateway over the same config dir left running (it was killed, so
-   * its watchdogs may still be in their grace, or an engine escaped them), as a starting daemon
-   * does: before anything is served, so its ports are free again. Returns what it stopped.
+   * Claims the fleet for this gateway before it listens: refused (ERR_FLEET_IN_USE, naming the
+   * nodes and the gateway) while another live gateway runs it, with nothing stopped or started.
+   * From here every start waits until takeOver() (a keep-warm start is asked for at once).
+   */
+  async own(nodes: readonly LocalNode[]): Promise<void> {
+    const names = nodes.map((node) => node.name);
+    this.claim = await this.edges.claim(this.options.stateDir, this.options.fleetPath, names);
+    this.gate.opened = new Promise((resolve) => {
+      this.open = resolve;
+    });
+  }
+
+  /**
+   * Once the gateway has bound `url`: records it in the claim, reaps what the fleet's previous
+   * gateway left (it is gone, or the claim would have been refused), and only then lets the
+   * starts asked for meanwhile run, so a reap never takes this gateway's own engine.
+   */
+  async takeOver(nodes: readonly LocalNode[], url: string): Promise<void> {
+    try {
+      await this.claim?.bound(url);
+      await this.reap(nodes);
+    } finally {
+      this.open();
+    }
+  }
+
+  /**
+   * Takes down what a previous gateway of this fleet left running (it was killed, so its
+   * watchdogs may still be in their grace, or an engine escaped them), as a starting daemon does,
+   * so its ports are free again. Returns what it stopped.
    */
   async reap(nodes: readonly LocalNode[]): Promise<{ node: string; pid: number }[]> {
+    const results = await Promise.all(
+      nodes.map((node) => this.edges.reap(this.engine(node).paths.pid)),
+    );
     const reaped: { node: string; pid: number }[] = [];
-    for (const node of nodes) {
-      const pid = await this.edges.reap(localNodePaths(this.options.configDir, node.name).pid);
+    nodes.forEach((node, index) => {
+      const pid = results[index];
       if (pid !== undefined) {
         this.options.logger.warn('stopped an engine left running by a previous gateway', {
           node: node.name,
@@ -181,12 +244,18 @@ export class LocalEngines {
         });
         reaped.push({ node: node.name, pid });
       }
-    }
+    });
     return reaped;
   }
 
-  /** Stops every engine (each after whatever start or stop it has under way), then the watchers. */
+  /**
+   * Stops every engine (each after whatever start or stop it has under way), then the watchers,
+   * and gives the fleet up.
+   */
   async stopAll(): Promise<void> {
+    // Starts still waiting for the gate (the gateway never listened) are refused, not run.
+    this.gate.shut = true;
+    this.open();
     const engines = [...this.engines.values()];
     const results = await Promise.allSettled(
       engines.map((engine) => engine.serialized(() => engine.stop())),
@@ -198,5 +267,7 @@ export class LocalEngines {
     if (failed !== undefined) {
       throw failed.reason;
     }
+    // Only with every engine down: a gateway that finds the claim gone may reap at once.
+    await this.claim?.release();
   }
 }

@@ -175,10 +175,10 @@ function localParts(
   context: NodeParseContext,
 ): KindParts {
   const { problem, variable } = context;
-  // Its files live in <config dir>/nodes/<name>/ (GUIDE D27): the name must be one directory.
+  // Its files live in <config dir>/fleets/<fleet>/nodes/<name>/ (docs/design.md D27).
   if (name === '.' || name === '..' || /[/\\\0]/.test(name)) {
     problem(
-      `node "${name}" is a local node, so its name must be a plain file name (no "/", "\\", "." or ".."): its files live under nodes/<name>/ in svc's config directory`,
+      `node "${name}" is a local node, so its name must be a plain file name (no "/", "\\", "." or ".."): its files live under nodes/<name>/ in the fleet's directory in svc's config directory`,
     );
   }
   for (const key of ['host', 'port', 'tokenEnv', 'instance-type'] as const) {
