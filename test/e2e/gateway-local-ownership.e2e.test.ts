@@ -4,7 +4,8 @@
  * that runs it, before it listens or touches an engine: the first gateway's engine (watched by
  * PID) runs on, untouched, and still serves. Two different fleets whose nodes are both called
  * `chat` both serve, each with its own engine and its own engine log, and one ending leaves the
- * other's engine running.
+ * other's engine running. A keep-warm start that fails (no llama-server on PATH) is an error line
+ * as the gateway starts, with no request needed to see it.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -167,5 +168,20 @@ describe('several gateways with local nodes on one machine', () => {
     expect(await chat(one.url, 'chat')).toBe('200 chat.completion');
     await stop(first);
     expect(alive([firstEngine])).toEqual([]);
+  });
+
+  it('a keep-warm start that fails is an error line as the gateway starts', async () => {
+    // An engine this host does not have (vLLM is not in the test kit, as serve-run's tests rely on).
+    await writeFile(join(dir, 'vllm.svc'), 'PROVIDER vllm\nMODEL org/tiny\nALIAS chat\n');
+    const fleet = await fleetDir(
+      'broken',
+      '{name: chat, kind: local, file: ../vllm.svc, keepWarm: on}',
+    );
+    const up = svcIn(fleet.path);
+    // No request is sent: the failure is said as the gateway starts the node.
+    await up.waitFor(
+      /ERROR node start failed node=chat model=chat cause=keep-warm reason="[^"]*vllm not found on PATH/,
+    );
+    await stop(up);
   });
 });

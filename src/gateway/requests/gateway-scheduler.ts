@@ -196,6 +196,13 @@ export class GatewayScheduler {
       // A wake that ran out of time leaves the engine loading (GUIDE D19): not a failure to try
       // the next node for; those waiting keep waiting for it until their own deadline.
       if (!(error instanceof GatewayError && error.code === 'wake_timeout')) {
+        // Said at once, whoever asked: a keep-warm start has no request to carry its failure.
+        this.deps.logger.error('node start failed', {
+          node: name,
+          model,
+          cause,
+          reason: (error as Error).message,
+        });
         throw error;
       }
     } finally {
