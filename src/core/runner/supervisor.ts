@@ -257,7 +257,13 @@ export class Supervisor {
         at: at.toISOString(),
         logTail,
       });
-      this.options.logger.error('engine crashed', { exit: describeExit(exit), pid: engine.pid });
+      // Exit code 0 unprompted is no crash of the engine's own: something outside svc stopped it
+      // (a signal it answered cleanly) or it chose to end. Still `crashed` (docs/design.md D7).
+      const clean = exit.signal === null && exit.code === 0;
+      this.options.logger.error(
+        clean ? 'engine exited unprompted, not stopped by svc' : 'engine crashed',
+        { exit: describeExit(exit), pid: engine.pid },
+      );
     }
     this.options.onExit?.(exit, this.stopping);
   }

@@ -3,7 +3,8 @@
  * gateway claims the fleet before it listens, holds every start from then until it has bound its
  * address and reaped what a dead gateway of the fleet left (so a reap never takes its own engine),
  * refuses the starts still held when it stops first, and stops every engine, then gives the fleet
- * up, on its way out. No process starts and no time is waited for.
+ * up, on its way out. An engine that exits 0 on its own is said to have exited, not crashed (its
+ * status is still `crashed`, docs/design.md D7). No process starts and no time is waited for.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -67,5 +68,16 @@ describe('local engines lifecycle', () => {
     await expect(started).rejects.toThrow('node "a" is not started: its gateway is stopping');
     expect(h.launched).toEqual([]);
     expect(h.claims).toEqual(['claim /cfg /fleet/fleet.yaml a', 'release']);
+  });
+
+  it('says an engine that exits 0 on its own exited, not that it crashed', async () => {
+    const h = harness();
+    await start(h.engines, 'a');
+    h.exit(0, { code: 0, signal: null });
+    await h.keyRemoved;
+    expect(h.engines.engine(localNode('a')).record.snapshot().state).toBe('crashed');
+    const said = h.logged.join('');
+    expect(said).toMatch(/ERROR engine exited unprompted, not stopped by svc exit="exit code 0"/);
+    expect(said).not.toContain('engine crashed');
   });
 });
