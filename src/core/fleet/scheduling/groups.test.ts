@@ -125,4 +125,13 @@ describe('groups', () => {
       'stop a (swap)',
     ]);
   });
+
+  it('a request for the member being swapped out waits for it to come back, never a 404', () => {
+    const h = gpuBox({}, -120_000);
+    h.views(running('a', { serves: ['model-a'], wakes: ['model-a'], runningSince: -120_000 }));
+    expect(brief(h.arrive(1, { model: 'model-b' }))).toEqual(['stop a (swap)']);
+    // model-a while a's stop is under way: it waits (no refusal, no second start of a).
+    expect(brief(h.arrive(2, { model: 'model-a' }))).toEqual([]);
+    expect(h.scheduler.waiting(2, h.now)).toMatchObject({ model: 'model-a' });
+  });
 });

@@ -112,6 +112,16 @@ export function planFor(context: PlanContext, model: string, since: number): Pla
       hold: holder(blocking, context.queuedFor, context.now),
     };
   }
+  // A node we are stopping (a swap, an idle stop) that would serve the model again once woken:
+  // the request waits for the stop to end and the wake after it, rather than being refused.
+  const returning = records.find(
+    (record) =>
+      record.stopping !== undefined &&
+      ((record.view?.wakes ?? []).includes(model) || (record.view?.serves ?? []).includes(model)),
+  );
+  if (returning !== undefined) {
+    return { kind: 'coming', node: returning.settings.name };
+  }
   const failures: { node: string; detail: string }[] = [];
   for (const record of records) {
     const failure = record.wakeFailure;
