@@ -11,7 +11,7 @@ import { request } from 'undici';
 import { SvcError } from '../core/errors.ts';
 import type { NodeDriver } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetGateway, FleetNode, Variables } from '../core/fleet/file/fleet-file.ts';
-import { engineTarget } from '../core/fleet/routing/route.ts';
+import { engineTarget } from '../core/fleet/routing/engine-target.ts';
 import { SVCFILE } from '../core/project/load.ts';
 import type { OpenedProject } from '../core/project/open-project.ts';
 import {

@@ -1,108 +1,13 @@
 /**
- * The readers of `svc fleet`: the route explanation (the gateway's own decision, and the node a
- * wake would pick, starting nothing), the metrics table and rates, and the log byte cursor.
+ * The readers of `svc fleet`: the metrics table and rates, and the log byte cursor (the route's
+ * are in route-command.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../test/support/project-files/fleet-node.ts';
-import type { LogsResponse, StatusResponse } from '../core/contract/schemas.ts';
-import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
-import {
-  explainRoute,
-  type NodeSourceOrProblem,
-  routeText,
-} from '../core/fleet/routing/explain-route.ts';
-import type { NodeSnapshot } from '../core/fleet/state/node-snapshot.ts';
+import type { LogsResponse } from '../core/contract/schemas.ts';
 import { advance, START_CURSOR } from '../core/runner/log-cursor.ts';
 import { prefixer } from './log-prefix.ts';
 import { metricsText, ratesBetween, readingOf } from './metrics.ts';
-
-const node = (name: string, extra: Partial<FleetNode> = {}): FleetNode =>
-  daemonNode(name, { engine: { host: '127.0.0.1' }, ...extra });
-
-const A = node('a');
-const B = node('b');
-const C = node('c', { wake: 'off' });
-const FLEET: Fleet = { path: 'fleet.yaml', nodes: [A, B, C] };
-
-function snap(target: FleetNode, status: Partial<StatusResponse>): NodeSnapshot {
-  return { node: target, ok: true, status: { state: 'stopped', version: 'dev', ...status } };
-}
-
-const source = (model: string, path: string): NodeSourceOrProblem => ({
-  source: path,
-  config: { runner: 'llamacpp', modelId: model },
-});
-
-describe('explainRoute', () => {
-  it('names the running node and its engine, and starts nothing', () => {
-    const explanation = explainRoute(
-      'tiny',
-      [
-        snap(A, { state: 'running', model: 'tiny', engine: { port: 9000 }, ready: 'ready' }),
-        snap(B, {}),
-      ],
-      FLEET,
-      new Map(),
-    );
-    expect(explanation).toMatchObject({
-      decision: 'serve',
-      node: 'a',
-      engine: 'http://127.0.0.1:9000/v1',
-    });
-    expect(routeText(explanation)).toContain('tiny → a (serve): it serves tiny now');
-  });
-
-  it('waits for a node loading the model rather than waking another', () => {
-    const explanation = explainRoute(
-      'tiny',
-      [snap(A, { state: 'running', model: 'tiny', engine: { port: 9000 }, ready: 'not-ready' })],
-      FLEET,
-      new Map([['b', source('tiny', '/b.svc')]]),
-    );
-    expect(explanation).toMatchObject({ decision: 'wait', node: 'a' });
-  });
-
-  it('picks the node a wake would start: stored config first, then file order; wake off never', () => {
-    const sources = new Map([
-      ['a', source('other', '/a.svc')],
-      ['b', source('tiny', '/b.svc')],
-      ['c', source('tiny', '/c.svc')],
-    ]);
-    const explanation = explainRoute(
-      'tiny',
-      [snap(A, {}), snap(B, {}), snap(C, { model: 'tiny' })],
-      FLEET,
-      sources,
-    );
-    expect(explanation).toMatchObject({ decision: 'wake', node: 'b' });
-    expect(explanation.nodes).toEqual([
-      { node: 'a', note: 'stopped; its source describes other' },
-      { node: 'b', note: 'stopped; would start tiny from /b.svc' },
-      { node: 'c', note: 'stopped; describes tiny but waking is off: svc fleet start c' },
-    ]);
-    const warm = explainRoute(
-      'tiny',
-      [snap(A, {}), snap(B, {}), snap({ ...C, wake: 'on' }, { model: 'tiny' })],
-      FLEET,
-      sources,
-    );
-    expect(warm).toMatchObject({ decision: 'wake', node: 'c' });
-    expect(warm.reason).toContain('stored config already matches');
-  });
-
-  it('says none when nothing serves or may be woken', () => {
-    const explanation = explainRoute(
-      'nope',
-      [snap(A, {}), { node: B, ok: false, outcome: 'unreachable', detail: 'ECONNREFUSED' }],
-      FLEET,
-      new Map([['a', { problem: 'no Svcfile source' }]]),
-    );
-    expect(explanation.decision).toBe('none');
-    expect(explanation.reason).toContain('(1 did not answer)');
-    expect(routeText(explanation)).toContain('b  unreachable: ECONNREFUSED');
-  });
-});
 
 describe('fleet metrics', () => {
   it('computes rates between readings, none across a counter reset', () => {

@@ -24,9 +24,9 @@ import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { countAction } from './metrics/scheduling-actions.ts';
 import type { NodeProblems } from './models/fleet-reply.ts';
 import { localProblems } from './models/node-problems.ts';
+import { availableNow } from './models/snapshot-replies.ts';
 import { loadPage } from './page/fleet-page.ts';
 import { GatewayScheduler } from './requests/gateway-scheduler.ts';
-import { InFlight } from './requests/in-flight.ts';
 import { MachineWaker } from './requests/machine-wake.ts';
 import { fleetSecrets } from './requests/node-command-env.ts';
 import { NodeCommands } from './requests/node-commands.ts';
@@ -138,7 +138,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const view = new FleetView(options.fleet, states, driver);
   // A scrape reads node state like /v1/fleet does: the kept snapshots, refreshed when stale.
-  const inFlight = new InFlight(() => performance.now());
   const scheduler = new Scheduler(
     schedulerSettings(schedulerOptionsOf(options.fleet, options.wakeTimeoutMs)),
   );
@@ -168,6 +167,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     logger: options.logger,
     timers: SCHEDULER_TIMERS,
     wakeTimeoutMs: options.wakeTimeoutMs,
+    available: () => availableNow(view),
     applied: (action) => countAction(metrics, action),
   });
   const server = buildGateway({
@@ -176,7 +176,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     metrics,
     page: await loadPage(),
     nodes: driver,
-    inFlight,
     readout: scheduler,
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),

@@ -54,13 +54,13 @@ describe('svc fleet everyday commands on real daemons', () => {
     // route: nothing serves tiny, so a request would wake gpu-a; asking starts nothing.
     const wake = await svc(['fleet', 'route', 'tiny', '--json']);
     expect(wake.status).toBe(0);
-    expect(JSON.parse(wake.stdout)).toMatchObject({ decision: 'wake', node: 'gpu-a' });
+    expect(JSON.parse(wake.stdout)).toMatchObject({ action: 'wake', node: 'gpu-a' });
     const explained = (await svc(['fleet', 'route', 'tiny'])).stdout;
-    expect(explained).toMatch(/\n {2}gpu-b +idle; its source describes tiny-b\n/);
-    expect(explained).toMatch(/\n {2}gpu-c +config-error: GPU_C_TOKEN is not set/);
+    expect(explained).toMatch(/\n {2}gpu-b +other +its source describes tiny-b, not tiny\n/);
+    expect(explained).toMatch(/\n {2}gpu-c +unreachable +config-error: GPU_C_TOKEN is not set/);
     const none = await svc(['fleet', 'route', 'nothing-serves-this']);
     expect(none.status).toBe(1);
-    expect(none.stdout).toContain('nothing-serves-this: no node');
+    expect(none.stdout).toContain('nothing-serves-this: refused (no_node)');
     expect((await test.gpuA.call('GET', '/v1/status')).json).toMatchObject({ state: 'idle' });
 
     // up beside a fleet.yaml: fleet start of the named node; again: already running, exit 0.
@@ -76,7 +76,9 @@ describe('svc fleet everyday commands on real daemons', () => {
 
     // route: gpu-a serves tiny now, at its engine address.
     const serve = await svc(['fleet', 'route', 'tiny']);
-    expect(serve.stdout).toMatch(/^tiny → gpu-a \(serve\): it serves tiny now\n/);
+    expect(serve.stdout).toMatch(
+      /^tiny → gpu-a \(serve\): "gpu-a" serves tiny and has a free slot\n/,
+    );
     expect(serve.stdout).toContain(`engine: http://127.0.0.1:${test.enginePort}/v1`);
 
     // metrics: the running node's counters once a request went through; the others as rows.

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
 import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
+import { LedgerInFlight } from '../../../test/support/scheduling/scheduling.ts';
 import type { DeployConfig, StatusResponse } from '../../core/contract/schemas.ts';
 import type { NodeReply } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { errorBody, GatewayError } from '../../core/http/gateway-error.ts';
-import { InFlight } from '../requests/in-flight.ts';
 import {
   type ControlAsk,
   controlNode,
@@ -35,8 +35,8 @@ interface Harness {
   client: NodeControlClient;
   calls: string[];
   recorded: NodeSnapshot[];
-  /** Requests in flight, on a clock the test moves (`clock.now`, ms). */
-  inFlight: InFlight;
+  /** Requests in flight, on a clock the test moves (`clock.now`, ms): the scheduler's ledger. */
+  inFlight: LedgerInFlight;
   /** Requests the scheduler holds queued for each node's models. */
   queued: Map<string, number>;
   clock: { now: number };
@@ -74,7 +74,7 @@ function harness(answers: Partial<NodeControlClient> = {}): Harness {
       answers.stats?.(target) ?? Promise.resolve(refused(503, `${target.name} has no stats`)),
   };
   const clock = { now: 0 };
-  const inFlight = new InFlight(() => clock.now);
+  const inFlight = new LedgerInFlight(['a', 'gpu-box'], clock);
   return { view, client, calls, recorded, inFlight, queued: new Map(), clock };
 }
 
@@ -85,18 +85,12 @@ function act(
   action: 'start' | 'stop',
   extra: Partial<ControlAsk> = {},
 ): Promise<string> {
-  return controlNode(
-    test.view,
-    test.client,
-    test.inFlight,
-    { queuedFor: (node) => test.queued.get(node) ?? 0 },
-    {
-      name,
-      action,
-      rights: 'operate',
-      ...extra,
-    },
-  );
+  const scheduler = {
+    queuedFor: (node: string) => test.queued.get(node) ?? 0,
+    inFlightOf: (node: string, now: number) => test.inFlight.scheduler.inFlightOf(node, now),
+  };
+  const ask: ControlAsk = { name, action, rights: 'operate', ...extra };
+  return controlNode(test.view, test.client, { scheduler, now: () => test.clock.now }, ask);
 }
 
 /** The refusal `promise` rejects with. */

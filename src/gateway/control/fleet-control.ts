@@ -11,13 +11,13 @@ import { closestName } from '../../core/closest-name.ts';
 import { formatDurationText } from '../../core/duration.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
+import type { NodeInFlight } from '../../core/fleet/scheduling/in-flight-of.ts';
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { mapBounded } from '../../core/fleet/state/call-limiter.ts';
 import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { CallerRights } from '../http/caller-rights.ts';
-import type { InFlight, NodeInFlight } from '../requests/in-flight.ts';
 
 /** What node control needs of the gateway's view: the file's nodes, a node's source, its state. */
 export type ControlView = Pick<FleetView, 'fleet' | 'source'> & {
@@ -127,9 +127,11 @@ function busyRefusal(name: string, busy: NodeInFlight | undefined, queued: numbe
 export async function controlNode(
   view: ControlView,
   client: NodeControlClient,
-  inFlight: Pick<InFlight, 'of'>,
-  /** Requests queued here that the node would serve (GUIDE D25: the scheduler's count). */
-  queue: Pick<Scheduler, 'queuedFor'>,
+  /** Requests in flight and queued here for the node (GUIDE D25: the scheduler's counts). */
+  scheduling: {
+    readonly scheduler: Pick<Scheduler, 'queuedFor' | 'inFlightOf'>;
+    now(): number;
+  },
   ask: ControlAsk,
 ): Promise<string> {
   const { name, action } = ask;
@@ -160,8 +162,9 @@ export async function controlNode(
     }
   } else {
     const force = forced(ask.force);
-    const busy = inFlight.of(node.name);
-    const queued = queue.queuedFor(node.name);
+    const { scheduler } = scheduling;
+    const busy = scheduler.inFlightOf(node.name, scheduling.now());
+    const queued = scheduler.queuedFor(node.name);
     if ((busy !== undefined || queued > 0) && !force) {
       throw busyRefusal(name, busy, queued);
     }

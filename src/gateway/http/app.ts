@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
+import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { logRequest, requestLogged } from '../../core/http/access-log.ts';
 import { corsHeaders, type CorsPolicy, preflightHeaders } from '../../core/http/cors.ts';
 import { errorBody, errorHeaders, GatewayError, sseError } from '../../core/http/gateway-error.ts';
@@ -25,13 +26,13 @@ import { modelIdOf } from '../models/model-endpoints.ts';
 import { modelEntry, models, topology } from '../models/snapshot-replies.ts';
 import type { PageAsset } from '../page/fleet-page.ts';
 import { complete, type CompleteDeps, type RequestContext } from '../requests/complete.ts';
-import type { InFlight } from '../requests/in-flight.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
 import { type CallerRights, rightsChecker } from './caller-rights.ts';
 import { isModelEndpoint, notServed } from './request-target.ts';
 import { sendJson } from './send-json.ts';
 
 export interface GatewayDeps extends CompleteDeps {
+  readonly view: FleetView;
   readonly logger: Logger;
   readonly token?: string;
   /** The operator token (GUIDE D28); absent lets the gateway token start and stop nodes. */
@@ -45,8 +46,6 @@ export interface GatewayDeps extends CompleteDeps {
   readonly page: ReadonlyMap<string, PageAsset>;
   /** Start, stop and stats for the page's node controls; a node's engine log. */
   readonly nodes: NodeControlClient & NodeLogsClient;
-  /** This gateway's requests in flight per node: counted by complete(), read by a stop. */
-  readonly inFlight: InFlight;
   /** What /v1/fleet reports of the scheduler (GUIDE D25, D26): in flight, queued, idle stop. */
   readonly readout?: SchedulingReadout;
 }
@@ -213,9 +212,9 @@ async function answerOwn(
   if (action !== undefined) {
     request.resume();
     const force = new URLSearchParams(query).get('force');
-    const { view, nodes, inFlight, scheduling } = deps;
+    const { view, nodes, scheduling } = deps;
     const ask = { ...action, rights, force };
-    sendJson(response, 200, await controlNode(view, nodes, inFlight, scheduling.scheduler, ask));
+    sendJson(response, 200, await controlNode(view, nodes, scheduling, ask));
     return;
   }
   throw notServed(request.method, path);

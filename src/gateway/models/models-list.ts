@@ -5,7 +5,7 @@
  * whether the model is running, loading or asleep and on which nodes (GUIDE D23: an optional
  * field OpenAI clients ignore).
  */
-import { loopbackOnly } from '../../core/fleet/routing/route.ts';
+import { loopbackOnly } from '../../core/fleet/routing/engine-target.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 
 export type ModelState = 'running' | 'loading' | 'asleep';

@@ -6,9 +6,10 @@
  */
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
+import { served } from './closest-model.ts';
 import { fleetBody, fleetParts } from './fleet-reply.ts';
 import { listModels, modelReply, modelsReply, wakeableModels } from './model-endpoints.ts';
-import type { ModelEntry } from './models-list.ts';
+import { availableText, type ModelEntry } from './models-list.ts';
 import { localProblems } from './node-problems.ts';
 
 /** What the replies need of the gateway. */
@@ -61,4 +62,28 @@ export async function topology(deps: SnapshotReplies): Promise<string> {
     ),
   );
   return fleetBody(parts, snapshots, deps.readout);
+}
+
+/** What a caller may use instead of a model it may not (GUIDE D19): the list, and the names. */
+export interface Available {
+  readonly text: string;
+  /** The names a request may use now, for "did you mean" (closest-model.ts). */
+  readonly served: readonly string[];
+}
+
+/**
+ * What a caller may use instead, as a refusal lists it (GUIDE D19), from each node's last
+ * snapshot: a refusal never waits for a node that has not answered again.
+ */
+export async function availableNow(view: FleetView): Promise<Available> {
+  const snapshots = view.fleet.nodes.flatMap((node) => {
+    const last = view.states.last(node);
+    return last === undefined ? [] : [last];
+  });
+  const now = Date.now();
+  const entries = await listModels(snapshots, (node) => view.wakeableModel(node), {
+    now,
+    startedAt: now,
+  });
+  return { text: availableText(entries), served: served(entries) };
 }

@@ -1,5 +1,5 @@
 /**
- * A model request's count in flight (in-flight.ts) from dispatch to the end of its relay, on every
+ * A model request's count in flight (the scheduler's ledger, the only count) from dispatch to the end of its relay, on every
  * path: a reply that ends, a caller that hangs up mid-stream, an engine that breaks off mid-reply,
  * and an engine that cannot be reached. Real sockets on 127.0.0.1 (node:http servers in this
  * process): the count must follow what the sockets do, not what a fake says they did.
@@ -16,13 +16,11 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
-import type { EngineTarget } from '../../core/fleet/routing/route.ts';
+import type { EngineTarget } from '../../core/fleet/routing/engine-target.ts';
 import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';
-import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { complete, type CompleteDeps } from './complete.ts';
 import type { GatewayScheduler } from './gateway-scheduler.ts';
-import { InFlight } from './in-flight.ts';
 import { ScheduleLoop } from './schedule-loop.ts';
 
 const opened: Server[] = [];
@@ -51,23 +49,20 @@ function later<T = void>(): { promise: Promise<T>; settle: (value: T) => void } 
 /** A gateway of one route: every request is served by the engine at `origin`, on node `box`. */
 async function gatewayTo(origin: string): Promise<{
   url: string;
-  inFlight: InFlight;
-  /** The scheduler's own count for the node, which every path must keep equal to inFlight's. */
-  scheduled: () => number;
+  /** The scheduler's count (the gateway's only one, GUIDE D25 `inFlight`). */
+  inFlight: {
+    of: (node: string) => ReturnType<Scheduler['inFlightOf']>;
+    count: (node: string) => number;
+  };
   /** Settles when the next request's complete() has (with the error it threw, if any). */
   handled: () => Promise<unknown>;
 }> {
-  const inFlight = new InFlight(() => performance.now());
   const target: EngineTarget = {
     node: daemonNode('box'),
     baseUrl: `${origin}/v1`,
     origin,
     pathPrefix: '/v1',
   };
-  const view = {
-    forModel: () => Promise.resolve([]),
-    decide: () => ({ kind: 'serve', target }),
-  } as unknown as FleetView;
   // The real scheduler behind its loop, with one node of unknown slots serving both models.
   const scheduler = new Scheduler(schedulerSettings({ nodes: [{ name: 'box' }] }));
   const loop = new ScheduleLoop(
@@ -95,11 +90,9 @@ async function gatewayTo(origin: string): Promise<{
     target: () => target,
   } as unknown as GatewayScheduler;
   const deps: CompleteDeps = {
-    view,
     scheduling,
     replyTimeoutMs: 60_000,
     metrics: { waitStarted: () => undefined, waitEnded: () => undefined },
-    inFlight,
   };
   const outcomes: { promise: Promise<unknown>; settle: (value: unknown) => void }[] = [];
   let next = 0;
@@ -127,8 +120,10 @@ async function gatewayTo(origin: string): Promise<{
   let asked = 0;
   return {
     url: await listen(server),
-    inFlight,
-    scheduled: () => scheduler.inFlight('box'),
+    inFlight: {
+      of: (node) => scheduler.inFlightOf(node, Date.now()),
+      count: (node) => scheduler.inFlight(node),
+    },
     handled: () => {
       const promise = outcome(asked).promise;
       asked += 1;
@@ -201,7 +196,6 @@ describe('complete(): requests in flight per node', () => {
     finish.settle();
     expect(await gateway.handled()).toBeUndefined();
     expect(gateway.inFlight.count('box')).toBe(0);
-    expect(gateway.scheduled()).toBe(0);
   });
 
   it("releases a stream when its caller hangs up, and the engine's request is aborted", async () => {
@@ -222,11 +216,9 @@ describe('complete(): requests in flight per node', () => {
     await gateway.handled();
     await engine.closed;
     expect(gateway.inFlight.count('box')).toBe(1);
-    expect(gateway.scheduled()).toBe(1);
     second.hangUp();
     await gateway.handled();
     expect(gateway.inFlight.count('box')).toBe(0);
-    expect(gateway.scheduled()).toBe(0);
   });
 
   it('releases a stream whose engine breaks off mid-reply', async () => {
@@ -246,7 +238,6 @@ describe('complete(): requests in flight per node', () => {
     response.resume();
     await gateway.handled();
     expect(gateway.inFlight.count('box')).toBe(0);
-    expect(gateway.scheduled()).toBe(0);
   });
 
   it('releases a request whose engine cannot be reached (502 before any reply)', async () => {
@@ -260,6 +251,5 @@ describe('complete(): requests in flight per node', () => {
     expect((await reply).statusCode).toBe(502);
     expect(await gateway.handled()).toMatchObject({ status: 502 });
     expect(gateway.inFlight.count('box')).toBe(0);
-    expect(gateway.scheduled()).toBe(0);
   });
 });

@@ -7,14 +7,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { affinityKey } from '../../core/fleet/scheduling/affinity-key.ts';
-import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { proxiedReplyHeaders } from '../http/reply-headers.ts';
 import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import { proxy } from '../relay/proxy.ts';
 import type { GatewayScheduler } from './gateway-scheduler.ts';
-import type { InFlight } from './in-flight.ts';
 import { type Admission, type DispatchAction, Refused } from './schedule-loop.ts';
 import { waitForPlace } from './wait-for-place.ts';
 
@@ -22,14 +20,11 @@ const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** What a model request needs of the gateway. */
 export interface CompleteDeps {
-  readonly view: FleetView;
   readonly scheduling: GatewayScheduler;
   /** How long a non-streamed reply may take (--reply-timeout). */
   readonly replyTimeoutMs: number;
   /** Counts the requests held for a slot, a waking or a loading node. */
   readonly metrics: Pick<GatewayMetrics, 'waitStarted' | 'waitEnded'>;
-  /** This gateway's requests in flight per node: a stop of a busy node asks it (GUIDE D28). */
-  readonly inFlight: Pick<InFlight, 'begin'>;
 }
 
 /** What one request's log line says beyond method and path (never a body or a header). */
@@ -83,8 +78,6 @@ export async function complete(
   const arrived = performance.now();
   const { model, streaming, prompt } = modelRequestOf(body);
   context.model = model;
-  // From the snapshots already held; a wait only when they cannot decide (node-states.ts).
-  const snapshots = await deps.view.forModel(model);
   const scheduling = deps.scheduling;
   const affinity =
     scheduling.scheduler.settings.affinity && prompt !== undefined
@@ -92,12 +85,14 @@ export async function complete(
       : undefined;
   let admission: Admission;
   try {
-    admission = await scheduling.admit(
-      { model, streaming, ...(affinity === undefined ? {} : { affinity }) },
-      snapshots,
-    );
+    // GUIDE D33: the scheduler alone decides, from the views it holds (gateway-scheduler.ts).
+    admission = await scheduling.admit({
+      model,
+      streaming,
+      ...(affinity === undefined ? {} : { affinity }),
+    });
   } catch (error) {
-    throw error instanceof Refused ? await scheduling.refusal(error.action, snapshots) : error;
+    throw error instanceof Refused ? await scheduling.refusal(error.action) : error;
   }
   let dispatch: DispatchAction;
   let waitMs: number | undefined;
@@ -106,14 +101,7 @@ export async function complete(
     dispatch = admission.placed;
   } else {
     try {
-      const placed = await waitForPlace(
-        deps,
-        admission,
-        response,
-        { model, streaming },
-        snapshots,
-        context,
-      );
+      const placed = await waitForPlace(deps, admission, response, { model, streaming }, context);
       if (placed === undefined) {
         return;
       }
@@ -123,7 +111,6 @@ export async function complete(
       context.progressSent = response.headersSent;
     }
   }
-  const release = deps.inFlight.begin(dispatch.node, model);
   try {
     const target = scheduling.target(dispatch.node);
     context.node = dispatch.node;
@@ -142,9 +129,8 @@ export async function complete(
       }),
     });
   } finally {
-    // From dispatch until the relay settles: the reply's end, its failure, or the caller's
-    // hang-up (the relay aborts the engine request and settles then), whichever comes first.
-    release();
+    // In flight from dispatch until the relay settles (the scheduler's count, the only one): the
+    // reply's end, its failure, or the caller's hang-up (the relay aborts and settles then).
     scheduling.loop.end(admission.id);
   }
 }

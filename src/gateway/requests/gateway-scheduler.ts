@@ -9,14 +9,17 @@
  */
 import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
-import { type EngineTarget, engineTarget } from '../../core/fleet/routing/route.ts';
+import { type EngineTarget, engineTarget } from '../../core/fleet/routing/engine-target.ts';
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { queueLimitsFor } from '../../core/fleet/scheduling/settings.ts';
 import type { Action, NodeView, RequestInfo } from '../../core/fleet/scheduling/types.ts';
+import { freshen } from '../../core/fleet/state/freshen.ts';
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { Available } from '../models/snapshot-replies.ts';
 import type { MachineWaker } from './machine-wake.ts';
+import { noNodeError } from './no-node.ts';
 import { type NodeCommands, SLEEP_COMMAND_LIMIT_MS as SLEEP_LIMIT_MS } from './node-commands.ts';
 import { rejectionError } from './rejection.ts';
 import {
@@ -35,7 +38,9 @@ const WATCH_MIN_MS = 500;
 export interface GatewaySchedulerDeps {
   readonly scheduler: Scheduler;
   readonly view: FleetView;
-  readonly waker: Pick<Waker, 'wakeNode' | 'refusal'>;
+  readonly waker: Pick<Waker, 'wakeNode'>;
+  /** What a caller may use instead, as a refusal lists it (GUIDE D19). */
+  readonly available: () => Promise<Available>;
   /** Wakes a machine asleep (GUIDE D26 `wakeCommand`), and puts one to sleep after an idle stop. */
   readonly machines: Pick<MachineWaker, 'wake'>;
   readonly commands: Pick<NodeCommands, 'run'>;
@@ -86,23 +91,38 @@ export class GatewayScheduler {
   }
 
   /**
-   * Admits a request routed from `snapshots`. When nothing ready serves its model, what a wake of
-   * each node would start is read first, so it is never refused for a fact not yet known.
+   * Admits a request (GUIDE D33): placed at once in one scheduler step when a ready node has a
+   * free slot; otherwise once the nodes that could change the answer have answered and what a
+   * wake of each node would start is known (freshen.ts), so it is never queued, woken for or
+   * refused on a fact not yet known.
    */
-  async admit(
-    request: Omit<RequestInfo, 'id'>,
-    snapshots: readonly NodeSnapshot[],
-  ): Promise<Admission> {
-    if (this.deps.view.decide(request.model, snapshots).kind !== 'serve') {
-      await this.views.settled();
+  async admit(request: Omit<RequestInfo, 'id'>): Promise<Admission> {
+    const states = this.deps.view.states;
+    states.use();
+    const placed = this.loop.admitIfPlaced(request);
+    if (placed !== undefined) {
+      return placed;
     }
+    await freshen(
+      {
+        states,
+        scheduler: this.scheduler,
+        settled: () => this.views.settled(),
+      },
+      request.model,
+    );
     return this.loop.admit(request);
   }
 
-  /** Where a dispatched request goes: the engine of the node's latest snapshot. */
+  /**
+   * Where a dispatched request goes: the engine of the node's latest snapshot. The node is kept
+   * at the short refresh period while requests go to it (node-states.ts routedTo).
+   */
   target(name: string): EngineTarget {
     const node = this.nodes.get(name);
-    const snapshot = node === undefined ? undefined : this.deps.view.states.last(node);
+    const states = this.deps.view.states;
+    states.routedTo(name);
+    const snapshot = node === undefined ? undefined : states.last(node);
     if (snapshot === undefined || !snapshot.ok) {
       throw new GatewayError(502, `node "${name}" stopped answering before its request was sent`);
     }
@@ -121,13 +141,18 @@ export class GatewayScheduler {
     return target;
   }
 
-  /** The reply a refused request gets (rejection.ts). */
-  refusal(action: RejectAction, snapshots: readonly NodeSnapshot[]): Promise<GatewayError> {
+  /** The reply a refused request gets (rejection.ts), worded from the scheduler's decision. */
+  refusal(action: RejectAction): Promise<GatewayError> {
+    const fleet = this.deps.view.fleet;
     return rejectionError(action, {
-      fleetPath: this.deps.view.fleet.path,
+      fleetPath: fleet.path,
       limits: queueLimitsFor(this.scheduler.settings, action.model),
       wakeTimeoutMs: this.deps.wakeTimeoutMs,
-      unavailable: () => this.deps.waker.refusal(action.model, snapshots),
+      unavailable: async () =>
+        noNodeError(this.scheduler.route(action.model, this.deps.timers.now()), {
+          fleet,
+          available: await this.deps.available(),
+        }),
     });
   }
 

@@ -2,10 +2,11 @@
  * A request the scheduler refused, as the reply the caller gets (GUIDE D19, D25, D26): the status,
  * the OpenAI-shaped code, a `Retry-After` where a retry can help, and a message that names the
  * model, the wait and what held it. Only `no_node` needs the fleet's own words (which node
- * describes the model, whose wake is off): the caller passes that refusal in.
+ * describes the model, whose wake is off, what is available): no-node.ts words it.
  */
 import { formatDurationText } from '../../core/duration.ts';
-import type { HoldReason, QueueLimits } from '../../core/fleet/scheduling/types.ts';
+import { holdText } from '../../core/fleet/scheduling/route-decision.ts';
+import type { QueueLimits } from '../../core/fleet/scheduling/types.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { RejectAction } from './schedule-loop.ts';
 import { wakeTimedOut } from './wait-ready.ts';
@@ -15,7 +16,7 @@ export interface RejectionContext {
   readonly fleetPath: string;
   readonly limits: QueueLimits;
   readonly wakeTimeoutMs: number;
-  /** Why nothing may serve the model (the waker's refusal), for `no_node`. */
+  /** Why nothing may serve the model (no-node.ts), for `no_node`. */
   readonly unavailable: () => Promise<GatewayError>;
 }
 
@@ -23,19 +24,6 @@ function retry(action: RejectAction): { retryAfterSeconds?: number } {
   return action.retryAfterSeconds === undefined
     ? {}
     : { retryAfterSeconds: action.retryAfterSeconds };
-}
-
-function holdText(hold: HoldReason): string {
-  switch (hold.why) {
-    case 'busy':
-      return `it has ${hold.inFlight} request${hold.inFlight === 1 ? '' : 's'} in flight and ${hold.queued} queued`;
-    case 'residency':
-      return `it has not yet run its minimum residency (${formatDurationText(hold.remainingMs)} left)`;
-    case 'starting':
-      return 'it is starting';
-    case 'stopping':
-      return 'it is stopping';
-  }
 }
 
 export async function rejectionError(

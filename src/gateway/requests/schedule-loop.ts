@@ -87,14 +87,22 @@ export class ScheduleLoop {
     private readonly timers: LoopTimers,
   ) {}
 
+  /**
+   * GUIDE D33 fast path, one step: the request placed now, or undefined with nothing queued,
+   * woken or refused (the caller freshens its views, then `admit`s it).
+   */
+  admitIfPlaced(request: Omit<RequestInfo, 'id'>): Admission | undefined {
+    const id = this.nextId;
+    this.nextId += 1;
+    const answer = this.arrive({ ...request, id, onlyIfPlaced: true });
+    return answer?.kind === 'dispatch' ? { id, placed: answer } : undefined;
+  }
+
   /** A request arrived: placed now, refused now (thrown), or waiting for a slot or a wake. */
   admit(request: Omit<RequestInfo, 'id'>): Admission {
     const id = this.nextId;
     this.nextId += 1;
-    this.answered = undefined;
-    this.feed({ kind: 'arrive', request: { ...request, id } });
-    const answer = this.answered as Action | undefined;
-    this.answered = undefined;
+    const answer = this.arrive({ ...request, id });
     if (answer?.kind === 'dispatch') {
       return { id, placed: answer };
     }
@@ -105,6 +113,14 @@ export class ScheduleLoop {
       this.pending.set(id, { resolve, reject });
     });
     return { id, waiting };
+  }
+
+  private arrive(request: RequestInfo): Action | undefined {
+    this.answered = undefined;
+    this.feed({ kind: 'arrive', request });
+    const answer = this.answered as Action | undefined;
+    this.answered = undefined;
+    return answer;
   }
 
   /** The request's reply ended or failed, or its caller hung up, waiting or not. */

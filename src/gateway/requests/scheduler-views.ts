@@ -9,50 +9,40 @@
  * never refused for a wake fact still being read.
  */
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
-import { reportedModelOf } from '../../core/fleet/file/model-name.ts';
 import type { NodeView } from '../../core/fleet/scheduling/types.ts';
-import { viewOfSnapshot, type WakeFacts } from '../../core/fleet/scheduling/view-of-snapshot.ts';
+import {
+  asleepOrAsIs,
+  viewOfSnapshot,
+  type WakeFacts,
+  wakeFactsFrom,
+} from '../../core/fleet/scheduling/view-of-snapshot.ts';
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 
-/** What a wake would start, from the node's source; none when its wake is off or unreadable. */
+/** What a wake would start, from the node's source read through the view's cache. */
 export async function wakeFactsOf(
   view: Pick<FleetView, 'source'>,
   node: FleetNode,
   reportedModel: string | undefined,
 ): Promise<WakeFacts> {
-  if (node.wake === 'off') {
-    return { wakes: [] };
-  }
   try {
-    const { config } = await view.source(node);
-    const id = reportedModelOf(config);
-    const names = [config.servedModelName, id].filter(
-      (name): name is string => name !== undefined && name !== '',
-    );
-    return { wakes: names, warm: reportedModel === id };
-  } catch {
-    return { wakes: [] };
+    return wakeFactsFrom(node, reportedModel, await view.source(node));
+  } catch (error) {
+    return wakeFactsFrom(node, reportedModel, { problem: (error as Error).message });
   }
-}
-
-/**
- * GUIDE D26: a node whose daemon does not answer but that names a wake command is a machine
- * asleep: stopped as far as the scheduler knows, and woken by running the command first.
- */
-function asleepOrAsIs(node: FleetNode, view: NodeView): NodeView {
-  return view.state === 'unreachable' && node.wakeCommand !== undefined
-    ? { ...view, state: 'stopped' }
-    : view;
 }
 
 export class SchedulerViews {
   private readonly facts = new Map<string, WakeFacts>();
   private readonly reading = new Set<Promise<void>>();
 
+  private readonly fleetPath: string;
+
   constructor(
-    private readonly view: Pick<FleetView, 'source'>,
+    private readonly view: Pick<FleetView, 'source' | 'fleet'>,
     private readonly feed: (views: readonly NodeView[]) => void,
-  ) {}
+  ) {
+    this.fleetPath = view.fleet.path;
+  }
 
   /** A snapshot was stored (node-states.ts onSnapshot), asked at `askedAt`. */
   stored(snapshot: NodeSnapshot, askedAt: number): void {
@@ -60,12 +50,12 @@ export class SchedulerViews {
     const running = snapshot.ok && snapshot.status.state === 'running';
     const known = this.facts.get(node.name);
     if (running && known !== undefined) {
-      this.feed([viewOfSnapshot(snapshot, askedAt, known)]);
+      this.feed([viewOfSnapshot(snapshot, askedAt, known, this.fleetPath)]);
       return;
     }
     if (running) {
       // Fed now; its wake facts are read for the views after this one (a stop of ours keeps them).
-      this.feed([viewOfSnapshot(snapshot, askedAt)]);
+      this.feed([viewOfSnapshot(snapshot, askedAt, {}, this.fleetPath)]);
     }
     const reported = snapshot.ok ? snapshot.status.model : undefined;
     const reading = wakeFactsOf(this.view, node, reported).then((read) => {
@@ -73,7 +63,7 @@ export class SchedulerViews {
       const facts = !snapshot.ok && (read.wakes ?? []).length === 0 ? (known ?? read) : read;
       this.facts.set(node.name, facts);
       if (!running) {
-        this.feed([asleepOrAsIs(node, viewOfSnapshot(snapshot, askedAt, facts))]);
+        this.feed([asleepOrAsIs(node, viewOfSnapshot(snapshot, askedAt, facts, this.fleetPath))]);
       }
     });
     this.reading.add(reading);
@@ -86,7 +76,7 @@ export class SchedulerViews {
    */
   viewAt(snapshot: NodeSnapshot, observedAt: number): NodeView {
     const facts = this.facts.get(snapshot.node.name);
-    return asleepOrAsIs(snapshot.node, viewOfSnapshot(snapshot, observedAt, facts));
+    return asleepOrAsIs(snapshot.node, viewOfSnapshot(snapshot, observedAt, facts, this.fleetPath));
   }
 
   /** Resolves once every wake fact being read has been fed. */

@@ -6,7 +6,6 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { GatewayScheduler } from './gateway-scheduler.ts';
 import { type DispatchAction, HungUp, Refused } from './schedule-loop.ts';
@@ -28,7 +27,6 @@ export async function waitForPlace(
   waiting: { readonly id: number; readonly waiting: Promise<DispatchAction> },
   response: ServerResponse,
   request: { readonly model: string; readonly streaming: boolean },
-  snapshots: readonly NodeSnapshot[],
   /** The request's log fields: a wait that ends without a dispatch names the node being woken. */
   logged: { node?: string },
 ): Promise<Placed | undefined> {
@@ -53,7 +51,7 @@ export async function waitForPlace(
     if (error instanceof HungUp) {
       return undefined;
     }
-    throw error instanceof Refused ? await scheduling.refusal(error.action, snapshots) : error;
+    throw error instanceof Refused ? await scheduling.refusal(error.action) : error;
   } finally {
     const woken = scheduling.wakingFor(request.model);
     if (logged.node === undefined && woken !== undefined) {

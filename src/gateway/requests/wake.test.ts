@@ -13,7 +13,7 @@ import { track } from '../../../test/support/time/track.ts';
 import type { DeployConfig } from '../../core/contract/schemas.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../../core/fleet/file/fleet-file.ts';
-import type { EngineTarget } from '../../core/fleet/routing/route.ts';
+import type { EngineTarget } from '../../core/fleet/routing/engine-target.ts';
 import { NODE_STATES_DEFAULTS, type NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { NodeStates } from '../../core/fleet/state/node-states.ts';
@@ -236,13 +236,5 @@ describe('Waker', () => {
     expect(h.stops).toEqual([]);
     expect(h.engine('a')).toEqual({ state: 'loading', model: MODEL });
     expect(h.ended).toEqual(['a:timeout']);
-  });
-
-  it('says why nothing may be woken: another model, or wake off naming the start command', async () => {
-    const h = harness([{ name: 'a', describes: 'other' }, { name: 'b' }]);
-    const otherOnly = await h.waker.refusal(MODEL, [h.snapshotAs('a', { state: 'stopped' })]);
-    expect(otherOnly.status).toBe(404);
-    expect(otherOnly.code).toBe('model_not_found');
-    expect(otherOnly.message).toMatch(/a: its source describes other, not tiny/);
   });
 });

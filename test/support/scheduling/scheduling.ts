@@ -121,3 +121,41 @@ export function brief(actions: readonly Action[]): string[] {
     }
   });
 }
+
+/**
+ * The gateway's one in-flight count, the scheduler's ledger, driven by hand: `begin` dispatches a
+ * request for `model` to `node` through a real scheduler (the node made the only one serving it),
+ * and the function it returns ends it.
+ */
+export class LedgerInFlight {
+  readonly scheduler: Scheduler;
+  private id = 0;
+
+  constructor(
+    private readonly names: readonly string[],
+    private readonly clock: { now: number },
+  ) {
+    this.scheduler = new Scheduler(schedulerSettings({ nodes: names.map((name) => ({ name })) }));
+  }
+
+  begin(node: string, model: string): () => void {
+    this.id += 1;
+    const id = this.id;
+    const views = this.names.map((name) => ({
+      name,
+      observedAt: id,
+      state: name === node ? ('running' as const) : ('stopped' as const),
+      ready: name === node,
+      serves: name === node ? [model] : [],
+    }));
+    this.scheduler.step({ kind: 'views', views }, this.clock.now);
+    const [action] = this.scheduler.step(
+      { kind: 'arrive', request: { id, model, streaming: false } },
+      this.clock.now,
+    );
+    if (action?.kind !== 'dispatch' || action.node !== node) {
+      throw new Error(`expected a dispatch to ${node}, got ${JSON.stringify(action)}`);
+    }
+    return () => this.scheduler.step({ kind: 'end', id }, this.clock.now);
+  }
+}

@@ -6,16 +6,14 @@ import { describe, expect, it } from 'vitest';
 
 import { localNode, remoteNode } from '../../../../test/support/project-files/fleet-node.ts';
 import {
-  fleetOf,
   gpu,
   node,
   type OkSnapshot,
   running,
-  SERVED,
 } from '../../../../test/support/scheduling/route-snapshots.ts';
 import type { StatusResponse } from '../../contract/schemas.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
-import { engineTarget, route } from './route.ts';
+import { engineTarget, loopbackOnly } from './engine-target.ts';
 
 function target(snapshot: OkSnapshot): { baseUrl: string; key?: string } {
   const result = engineTarget(snapshot, 'fleet.yaml');
@@ -132,17 +130,6 @@ describe('engineTarget', () => {
     expect(message).toContain('engineTokenEnv');
     expect(message).toContain('fleet.yaml');
   });
-
-  it('route refuses the gated node rather than serving it keyless', () => {
-    const gpu = node('gpu');
-    const decision = route(
-      SERVED,
-      [running(gpu, { engine: { port: 8080, requiresKey: true } })],
-      fleetOf([gpu]),
-    );
-    expect(decision.kind).toBe('refuse');
-    expect(decision.kind === 'refuse' ? decision.message : '').toContain('engineTokenEnv');
-  });
 });
 
 describe('engineTarget status codes and full origins', () => {
@@ -172,17 +159,6 @@ describe('engineTarget status codes and full origins', () => {
   it('reaches a local node engine on loopback, its own machine (GUIDE D27)', () => {
     const snapshot = running(localNode('box'), { engine: { port: 41001, loopbackOnly: true } });
     expect(target(snapshot)).toEqual({ baseUrl: 'http://127.0.0.1:41001/v1' });
-    expect(
-      route(
-        SERVED,
-        [
-          running(localNode('box'), {
-            servedName: SERVED,
-            engine: { port: 41001, loopbackOnly: true },
-          }),
-        ],
-        fleetOf([localNode('box')]),
-      ).kind,
-    ).toBe('serve');
+    expect(loopbackOnly(snapshot)).toBe(false);
   });
 });

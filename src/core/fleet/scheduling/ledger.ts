@@ -4,8 +4,8 @@
  * (scheduler.ts makes them); each method keeps the books consistent with one thing that happened.
  *
  * The in-flight count is kept per request, from dispatch to `end`, so an end frees the node it ran
- * on and a node's count is exact (GUIDE D25 `inFlight`); the gateway's own counter, if kept, sees
- * the same dispatches and ends and must agree.
+ * on and a node's count is exact (GUIDE D25 `inFlight`). It is the gateway's only count: a stop
+ * refusal (GUIDE D28), `/v1/fleet` and `/metrics` all read it here.
  */
 import { AffinityMemory } from './affinity.ts';
 import type { GroupView } from './groups.ts';
@@ -27,6 +27,13 @@ import type {
 import type { PlanContext } from './wakes.ts';
 
 const NONE: readonly NodeRecord[] = [];
+
+/** One request in flight: where it runs, for which model, since when. */
+export interface Running {
+  readonly node: NodeRecord;
+  readonly model: string;
+  readonly since: number;
+}
 const NONE_SERVED: readonly string[] = [];
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
@@ -38,7 +45,7 @@ export class Ledger {
   readonly byName: ReadonlyMap<string, NodeRecord>;
   readonly groups: ReadonlyMap<string, GroupView>;
   readonly queue = new WaitQueue();
-  readonly running = new Map<RequestId, NodeRecord>();
+  readonly running = new Map<RequestId, Running>();
   readonly affinity = new AffinityMemory();
   /** Per waiting model: since when a ready node has served it (deadlines.ts). */
   readonly readySince = new Map<string, number>();
@@ -115,14 +122,14 @@ export class Ledger {
   }
 
   /** Where the request's leading prompt last went, when affinity is on (GUIDE D25). */
-  affinityNode(entry: Waiting): string | undefined {
+  affinityNode(entry: { readonly affinity?: string }): string | undefined {
     return this.settings.affinity && entry.affinity !== undefined
       ? this.affinity.nodeFor(entry.affinity)
       : undefined;
   }
 
   /** Where the request goes now (placement.ts), or undefined when every node is full. */
-  place(entry: Waiting): NodeRecord | undefined {
+  place(entry: { readonly model: string; readonly affinity?: string }): NodeRecord | undefined {
     return this.placing.place(entry.model, this.affinityNode(entry));
   }
 
@@ -177,7 +184,7 @@ export class Ledger {
     node.inFlight += 1;
     peakSent(node.peak, node.inFlight);
     node.ownActivityAt = now;
-    this.running.set(entry.id, node);
+    this.running.set(entry.id, { node, model: entry.model, since: now });
     if (this.settings.affinity && entry.affinity !== undefined) {
       this.affinity.remember(entry.affinity, node.settings.name);
     }
@@ -211,7 +218,7 @@ export class Ledger {
     if (this.queue.remove(id) !== undefined) {
       return;
     }
-    const node = this.running.get(id);
+    const node = this.running.get(id)?.node;
     if (node === undefined) {
       return;
     }

@@ -5,35 +5,28 @@
  * how each wake and stop ended as another event. The same events at the same times give the same
  * actions, which is what the tests (an injected clock, random interleavings) rely on.
  *
- * Wiring, at the edge, one loop:
- *   const scheduler = new Scheduler(schedulerSettings({ ... }));
- *   feed(event): for (const action of scheduler.step(event, now())) apply(action);
- *                then arm one timer for scheduler.nextDueAt(now()) that feeds { kind: 'tick' }.
- *   - a request: `arrive` (id, model, stream flag, affinityKey(body)); it is answered, now or
- *     later, by one `dispatch` (send it there; `waitedMs` for Server-Timing) or one `reject`
- *     (reason, Retry-After, detail); while it waits, `waiting(id, now)` gives its position.
- *   - its reply ended or failed, or its caller hung up (waiting or not): `end`.
- *   - node refreshes: `views` (view-of-snapshot.ts maps a snapshot).
- *   - `wake`: start the node as today's coalesced wake does, then feed `wake-ended` with the view
- *     that found it ready, or the failure; `stop`: stop it, then feed `stop-ended`.
- *   Actions are applied after `step` returns; an event an action causes is fed afterwards.
+ * Wiring, at the edge, one loop: feed(event) applies every action of step(event, now()), then
+ * arms one timer for nextDueAt(now()) that feeds `tick`. A request `arrive`s and is answered, now
+ * or later, by one `dispatch` or one `reject`; `waiting(id, now)` gives its position meanwhile;
+ * its end (reply over, failed, caller gone) is `end`. Node refreshes are `views`; a `wake` or
+ * `stop` applied is fed back as `wake-ended` or `stop-ended`, after the step that asked for it.
  *
- * One concern per file: slots.ts (load, Retry-After), placement.ts (where a request goes,
- * affinity; place-index.ts keeps that choice per model), queue.ts (the FIFO per model),
- * deadlines.ts (how long one waits, and what it is told), wakes.ts (wake, scale-out, swap, give
- * up), groups.ts, idle-stop.ts, keep-warm.ts, nodes.ts (what is known of a node, late views),
- * ledger.ts (the books each event and action writes), due.ts (the timer; idle-due.ts keeps its
- * earliest idle stop), lazy-heap.ts (the heaps both keep), affinity.ts and affinity-key.ts
- * (prompt-cache affinity), settings.ts (defaults).
+ * One concern per file: arrival.ts (what an arrival gets), route-decision.ts (the same, read-only,
+ * GUIDE D33), slots.ts, placement.ts (place-index.ts keeps its choice per model), queue.ts,
+ * deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, idle-stop.ts, keep-warm.ts,
+ * nodes.ts, ledger.ts (the books), due.ts (the timer; idle-due.ts), lazy-heap.ts, affinity.ts and
+ * affinity-key.ts, settings.ts (defaults).
  */
+import { arrivalOf, placeNow } from './arrival.ts';
 import { expiryOf } from './deadlines.ts';
 import { nextDueAt } from './due.ts';
 import { idleStopAt, idleStopDue } from './idle-stop.ts';
+import { inFlightOf, type NodeInFlight } from './in-flight-of.ts';
 import { keepWarmModel, keepWarmPending } from './keep-warm.ts';
 import { Ledger } from './ledger.ts';
 import { isUp, readyFor } from './nodes.ts';
 import type { Waiting } from './queue.ts';
-import { retryAfterSeconds } from './slots.ts';
+import { type RouteDecision, routeDecision } from './route-decision.ts';
 import type { Action, RequestId, RequestInfo, SchedulerEvent, SchedulerSettings } from './types.ts';
 import { planFor, scaleOutFor } from './wakes.ts';
 
@@ -117,6 +110,21 @@ export class Scheduler {
     return this.books.byName.get(node)?.inFlight ?? 0;
   }
 
+  /** What the node's requests in flight are (GUIDE D28 `node_busy` names them), if any. */
+  inFlightOf(node: string, now: number): NodeInFlight | undefined {
+    return inFlightOf(this.books, node, now);
+  }
+
+  /** GUIDE D33: what a request for `model` would get now, each node's part and why; read-only. */
+  route(model: string, now: number): RouteDecision {
+    return routeDecision(this.books, model, now);
+  }
+
+  /** Whether a request for `model` would be sent to a node at once (cheap: the fast path's test). */
+  placeable(model: string): boolean {
+    return placeNow(this.books, this.settings.prefer, { model }) !== undefined;
+  }
+
   /** Requests waiting here that the node would serve (GUIDE D28 `node_busy` names them). */
   queuedFor(node: string): number {
     const record = this.books.byName.get(node);
@@ -147,27 +155,30 @@ export class Scheduler {
       return undefined;
     }
     const entry: Waiting = { ...request, enqueuedAt: now };
-    const { model } = request;
-    // FIFO: while others wait for the model, a newcomer cannot go before them.
-    if (books.queue.length(model) === 0) {
-      const node = books.place(entry);
+    if (request.onlyIfPlaced === true) {
+      // The fast path (GUIDE D33): placed now, or nothing; the gateway freshens its views first.
+      const node = placeNow(books, this.settings.prefer, request);
       if (node !== undefined) {
         actions.push(books.dispatch(entry, node, now));
-        return undefined;
       }
-    }
-    if (planFor(books.context(now), model, now).kind === 'none') {
-      actions.push(books.reject(entry, 'no_node', now));
       return undefined;
     }
-    const waiting = books.queue.length(model);
-    if (waiting >= books.limits(model).max) {
-      const retry = retryAfterSeconds(books.rateFor(model, now), waiting + 1);
-      actions.push(books.reject(entry, 'queue_full', now, retry));
-      return model;
+    const arrival = arrivalOf(books, this.settings.prefer, request, now);
+    switch (arrival.kind) {
+      case 'dispatch':
+        actions.push(books.dispatch(entry, arrival.node, now));
+        return undefined;
+      case 'refuse':
+        if (arrival.reason === 'no_node') {
+          actions.push(books.reject(entry, 'no_node', now));
+          return undefined;
+        }
+        actions.push(books.reject(entry, 'queue_full', now, arrival.retryAfterSeconds));
+        return request.model;
+      case 'queue':
+        books.queue.add(entry);
+        return undefined;
     }
-    books.queue.add(entry);
-    return undefined;
   }
 
   /** Offers free slots to the waiting: the longest-waiting model first, each model in order. */

@@ -78,6 +78,16 @@ export interface NodeView {
   readonly wakes?: readonly string[];
   /** Its stored config already matches what a wake would start: tried first (spec §4.2 rule 5). */
   readonly warm?: boolean;
+  /**
+   * Facts only a refusal or a route explanation words (route-decision.ts), never a placement:
+   * why a running engine cannot be reached from here (GUIDE D15: it then serves nothing here),
+   * the names its source describes while its wake is off, why its source could not be read, and
+   * why it did not answer.
+   */
+  readonly unusable?: string;
+  readonly wakeOff?: readonly string[];
+  readonly sourceProblem?: string;
+  readonly detail?: string;
 }
 
 /** A request as the gateway read it: enough to place it, nothing of its body. */
@@ -87,6 +97,12 @@ export interface RequestInfo {
   readonly streaming: boolean;
   /** The affinity key of its leading prompt (affinity-key.ts), when it has one. */
   readonly affinity?: string;
+  /**
+   * Place it now or not at all (GUIDE D33 fast path): when no ready node has a free slot, the
+   * arrival is forgotten, nothing is queued or woken, and the gateway arrives it again once its
+   * views are fresh.
+   */
+  readonly onlyIfPlaced?: boolean;
 }
 
 export type SchedulerEvent =

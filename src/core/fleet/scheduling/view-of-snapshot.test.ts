@@ -86,6 +86,7 @@ describe('viewOfSnapshot', () => {
       state: 'unreachable',
       ready: false,
       serves: [],
+      detail: 'unreachable: refused',
       wakes: ['m'],
     });
   });

@@ -5,8 +5,8 @@
  *
  * - A node that did not answer is `unreachable`: not routed to, not woken, not counted in a group.
  * - `running` serves its served name and its model id (spec §4.2 rule 1), unless its engine is
- *   loopback-only with no override (GUIDE D15): it then serves nothing here, and the gateway keeps
- *   route.ts's refusal that names it.
+ *   loopback-only with no override (GUIDE D15): it then serves nothing here, and its view says
+ *   why (`unusable`), which the refusal names.
  * - A control plane's words (spec §2.1 passes them through): `pending` and other words of a start
  *   under way are `starting`, `stopping` is itself, and every other state that is not `running`
  *   is `stopped`, as a wake reads them today.
@@ -15,7 +15,10 @@
  *   ready only once the engine has run past the daemon's first check (GUIDE D13: a request must
  *   never reach an engine that is still opening its port).
  */
-import { loopbackOnly } from '../routing/route.ts';
+import type { DeployConfig } from '../../contract/schemas.ts';
+import type { FleetNode } from '../file/fleet-file.ts';
+import { reportedModelOf } from '../file/model-name.ts';
+import { loopbackOnly, loopbackText } from '../routing/engine-target.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
 import type { NodeCondition, NodeView } from './types.ts';
 
@@ -23,6 +26,42 @@ import type { NodeCondition, NodeView } from './types.ts';
 export interface WakeFacts {
   readonly wakes?: readonly string[];
   readonly warm?: boolean;
+  /** What its source describes while its wake is off, and why its source could not be read. */
+  readonly wakeOff?: readonly string[];
+  readonly sourceProblem?: string;
+}
+
+/**
+ * What a wake would start, from the node's source (spec §4.2 rule 5): the names it would answer
+ * to, and whether its stored config already matches; none when its wake is off (what the source
+ * describes is kept apart, so a refusal can name the node to start by hand) or the source could
+ * not be read (why).
+ */
+export function wakeFactsFrom(
+  node: Pick<FleetNode, 'wake'>,
+  reportedModel: string | undefined,
+  source: { readonly config: DeployConfig } | { readonly problem: string },
+): WakeFacts {
+  if ('problem' in source) {
+    return { wakes: [], sourceProblem: source.problem };
+  }
+  const id = reportedModelOf(source.config);
+  const names = [source.config.servedModelName, id].filter(
+    (name): name is string => name !== undefined && name !== '',
+  );
+  return node.wake === 'off'
+    ? { wakes: [], wakeOff: names }
+    : { wakes: names, warm: reportedModel === id };
+}
+
+/**
+ * GUIDE D26: a node whose daemon does not answer but that names a wake command is a machine
+ * asleep: stopped as far as the scheduler knows, and woken by running the command first.
+ */
+export function asleepOrAsIs(node: Pick<FleetNode, 'wakeCommand'>, view: NodeView): NodeView {
+  return view.state === 'unreachable' && node.wakeCommand !== undefined
+    ? { ...view, state: 'stopped' }
+    : view;
 }
 
 const STARTING = new Set(['pending', 'starting', 'booting', 'deploying']);
@@ -60,20 +99,26 @@ export function viewOfSnapshot(
   snapshot: NodeSnapshot,
   observedAt: number,
   wake: WakeFacts = {},
+  /** The fleet file, as an unusable engine's reason names it. */
+  fleetPath = 'the fleet file',
 ): NodeView {
   const facts = {
     ...(wake.wakes === undefined ? {} : { wakes: wake.wakes }),
     ...(wake.warm === undefined ? {} : { warm: wake.warm }),
+    ...(wake.wakeOff === undefined ? {} : { wakeOff: wake.wakeOff }),
+    ...(wake.sourceProblem === undefined ? {} : { sourceProblem: wake.sourceProblem }),
   };
   const name = snapshot.node.name;
   if (!snapshot.ok) {
-    return { name, observedAt, state: 'unreachable', ready: false, serves: [], ...facts };
+    const detail = `${snapshot.outcome}: ${snapshot.detail}`;
+    return { name, observedAt, state: 'unreachable', ready: false, serves: [], detail, ...facts };
   }
   const status = snapshot.status;
   const state = conditionOf(status.state);
   const running = state === 'running';
+  const unusable = running && loopbackOnly(snapshot);
   const serves =
-    running && !loopbackOnly(snapshot)
+    running && !unusable
       ? [status.servedName, status.model].filter((entry): entry is string => entry !== undefined)
       : [];
   const slots = running ? countOf(status.slots) : undefined;
@@ -92,6 +137,7 @@ export function viewOfSnapshot(
     ...(running && status.uptimeSeconds !== undefined
       ? { runningSince: observedAt - status.uptimeSeconds * 1_000 }
       : {}),
+    ...(unusable ? { unusable: loopbackText(snapshot.node, fleetPath) } : {}),
     ...facts,
   };
 }

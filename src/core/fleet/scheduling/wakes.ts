@@ -21,7 +21,13 @@ export type Plan =
   | { readonly kind: 'serving' }
   | { readonly kind: 'coming'; readonly node: string }
   | { readonly kind: 'wake'; readonly node: NodeRecord }
-  | { readonly kind: 'swap'; readonly victim: NodeRecord; readonly group: string }
+  /** `node`: the first candidate in the group, which the next plan wakes once `victim` stops. */
+  | {
+      readonly kind: 'swap';
+      readonly victim: NodeRecord;
+      readonly group: string;
+      readonly node: NodeRecord;
+    }
   | {
       readonly kind: 'blocked';
       readonly group: string;
@@ -79,17 +85,17 @@ export function planFor(context: PlanContext, model: string, since: number): Pla
     return { kind: 'coming', node: coming.settings.name };
   }
   const order = candidates(context, model, since);
-  const full: GroupView[] = [];
+  const full = new Map<GroupView, NodeRecord>();
   for (const record of order) {
     const group = context.groupOf(record);
     if (group === undefined || hasSpace(group)) {
       return { kind: 'wake', node: record };
     }
-    if (!full.includes(group)) {
-      full.push(group);
+    if (!full.has(group)) {
+      full.set(group, record);
     }
   }
-  for (const group of full) {
+  for (const [group, first] of full) {
     if (makingRoom(group)) {
       const stopping = holders(group).find((member) => member.stopping !== undefined);
       return {
@@ -101,10 +107,10 @@ export function planFor(context: PlanContext, model: string, since: number): Pla
     }
     const chosen = victim(group, context.queuedFor, context.now);
     if (chosen !== undefined) {
-      return { kind: 'swap', victim: chosen, group: group.name };
+      return { kind: 'swap', victim: chosen, group: group.name, node: first };
     }
   }
-  const [blocking] = full;
+  const [blocking] = full.keys();
   if (blocking !== undefined) {
     return {
       kind: 'blocked',

@@ -1,26 +1,21 @@
 /**
- * The fleet as the gateway's requests see it: node snapshots from the state holder
- * (node-states.ts), the routing decision made once per model for each set of snapshots, and what
- * each stopped node would start with, read from its Svcfile source at most once per window
- * (spec §4.2 rule 1).
+ * The fleet as the gateway sees it: node snapshots from the state holder (node-states.ts), replies
+ * built once per set of snapshots, and what each stopped node would start with, read from its
+ * Svcfile source at most once per window (spec §4.2 rule 1). Where a request goes is the
+ * scheduler's alone (GUIDE D33): this layer only hands snapshots over.
  */
 import type { NodeDriver, NodeSource } from '../drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../file/fleet-file.ts';
 import { modelNameOf } from '../file/model-name.ts';
-import { type Decision, route, serves } from '../routing/route.ts';
 import type { NodeSnapshot } from './node-snapshot.ts';
 import type { NodeStates } from './node-states.ts';
 
 export type { NodeSnapshot } from './node-snapshot.ts';
 
 const SOURCE_TTL_MS = 30_000;
-/** How old a view of the fleet a request may route from (node-states.ts currentWithin). */
-const VIEW_LAG_MS = 250;
 
 export class FleetView {
   private readonly sources = new Map<string, { at: number; source: Promise<NodeSource> }>();
-  /** Routing decisions for the current snapshots: the same inputs give the same decision. */
-  private decisions = new WeakMap<readonly NodeSnapshot[], Map<string, Decision>>();
   /** Replies computed from one set of snapshots (/v1/models, /v1/fleet), reused while it holds. */
   private replies = new WeakMap<readonly NodeSnapshot[], Map<string, Promise<unknown>>>();
 
@@ -29,39 +24,6 @@ export class FleetView {
     readonly states: NodeStates,
     private readonly driver: Pick<NodeDriver, 'wakeSource'>,
   ) {}
-
-  /**
-   * The snapshots a request for `model` routes from: at once when the fresh ones already name a
-   * node to serve it; otherwise after the nodes without a fresh snapshot answer (those whose last
-   * snapshot served the model first), returning early as soon as one of them serves it. A node
-   * that does not answer holds up only requests nothing else can serve.
-   */
-  async forModel(model: string): Promise<readonly NodeSnapshot[]> {
-    this.states.use();
-    const state = this.states.currentWithin(VIEW_LAG_MS);
-    const decision = this.decide(model, state.snapshots);
-    if (decision.kind === 'serve') {
-      this.states.routedTo(decision.target.node);
-      return state.snapshots;
-    }
-    if (state.pending.length === 0) {
-      return state.snapshots;
-    }
-    const first = state.pending.filter((node) => {
-      const last = this.states.last(node);
-      return last !== undefined && serves(last, model);
-    });
-    // Only an answer that serves the model can turn the decision into `serve`: the fleet-wide
-    // decision is re-made for those answers alone.
-    const settled = await this.states.until(
-      state.pending,
-      first,
-      (answer) =>
-        serves(answer, model) &&
-        this.decide(model, this.states.current().snapshots).kind === 'serve',
-    );
-    return settled.snapshots;
-  }
 
   /** Every node's snapshot (for /v1/models and /v1/fleet): waits only for nodes not fresh. */
   async all(): Promise<readonly NodeSnapshot[]> {
@@ -76,21 +38,6 @@ export class FleetView {
       const last = this.states.last(node);
       return last === undefined ? [] : [last];
     });
-  }
-
-  /** The routing decision for `model` over `snapshots`, computed once per set (the hot path). */
-  decide(model: string, snapshots: readonly NodeSnapshot[]): Decision {
-    let byModel = this.decisions.get(snapshots);
-    if (byModel === undefined) {
-      byModel = new Map();
-      this.decisions.set(snapshots, byModel);
-    }
-    let decision = byModel.get(model);
-    if (decision === undefined) {
-      decision = route(model, snapshots, this.fleet);
-      byModel.set(model, decision);
-    }
-    return decision;
   }
 
   /**

@@ -5,118 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../../test/support/project-files/fleet-node.ts';
-import type { StatusResponse } from '../../contract/schemas.ts';
-import { fleetDriver } from '../drivers/by-kind.ts';
-import type { NodeReply } from '../drivers/node-driver.ts';
-import type { Fleet, FleetNode } from '../file/fleet-file.ts';
-import type { NodeStatesOptions } from './node-snapshot.ts';
-import { FleetView } from './node-snapshots.ts';
-import { NodeStates } from './node-states.ts';
-
-const OPTIONS = {
-  refreshMs: 2_000,
-  staleMs: 15_000,
-  idleAfterMs: 30_000,
-  timeoutMs: 5_000,
-  concurrency: 4,
-  tickMs: 250,
-  maxStatusPerSecond: 1_000,
-};
-
-const node = (name: string): FleetNode => daemonNode(name);
-
-const running = (model: string): StatusResponse => ({
-  state: 'running',
-  runner: 'llamacpp',
-  model,
-  engine: { port: 8080 },
-  ready: 'ready',
-  version: 'dev',
-});
-
-const flush = async (): Promise<void> => {
-  for (let round = 0; round < 5; round += 1) {
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-};
-
-/** A fake fleet: each node answers at once with `models[name]`, or hangs until `release`. */
-function harness(
-  names: readonly string[],
-  models: Record<string, string>,
-  overrides: Partial<NodeStatesOptions> = {},
-  /** How late every sleep ends (a busy event loop). */
-  lateMs = 0,
-) {
-  let time = 0;
-  const sleepers: { until: number; resolve: () => void }[] = [];
-  const asked: string[] = [];
-  const hung: ((reply: NodeReply<StatusResponse>) => void)[] = [];
-  let inFlight = 0;
-  let peak = 0;
-  const nodes = names.map(node);
-  const options: NodeStatesOptions = {
-    ...OPTIONS,
-    ...overrides,
-    now: () => time,
-    sleep: (ms) =>
-      new Promise((resolve) => {
-        sleepers.push({ until: time + ms + lateMs, resolve });
-      }),
-    client: {
-      status: async (target) => {
-        asked.push(target.name);
-        inFlight += 1;
-        peak = Math.max(peak, inFlight);
-        try {
-          const model = models[target.name] ?? 'hang';
-          if (model === 'hang') {
-            return await new Promise<NodeReply<StatusResponse>>((resolve) => hung.push(resolve));
-          }
-          return { ok: true, value: running(model) };
-        } finally {
-          inFlight -= 1;
-        }
-      },
-    },
-  };
-  const states = new NodeStates(nodes, options);
-  const fleet: Fleet = { path: 'fleet.yaml', nodes };
-  const view = new FleetView(
-    fleet,
-    states,
-    fleetDriver({ fleet, configDir: '/nonexistent', env: {} }),
-  );
-  return {
-    states,
-    view,
-    asked,
-    peak: () => peak,
-    /** Moves the clock on, waking the loop's sleeps that are due. */
-    async advance(ms: number) {
-      const end = time + ms;
-      while (time < end) {
-        time = Math.min(end, time + OPTIONS.tickMs);
-        for (const sleeper of sleepers.splice(0)) {
-          if (sleeper.until <= time) {
-            sleeper.resolve();
-          } else {
-            sleepers.push(sleeper);
-          }
-        }
-        await flush();
-      }
-    },
-    /** The hung calls time out (as the client's own timeout would end them). */
-    timeOut() {
-      for (const resolve of hung.splice(0)) {
-        resolve({ ok: false, outcome: 'unreachable', detail: 'timed out' });
-      }
-    },
-  };
-}
-
+import {
+  flush,
+  harness,
+  node,
+  running,
+} from '../../../../test/support/scheduling/node-states-harness.ts';
 describe('NodeStates', () => {
   it('asks every node once per refresh period while in use, and nothing once idle', async () => {
     const test = harness(['a', 'b', 'c'], { a: 'm', b: 'm', c: 'n' });
@@ -188,13 +82,13 @@ describe('NodeStates', () => {
     expect(test.states.staleMs).toBe(25_000);
     // A cold request: all 200 asked at once (the request path is not rate-limited) until one
     // serves model-150.
-    const snapshots = await test.view.forModel('model-150');
-    expect(test.view.decide('model-150', snapshots).kind).toBe('serve');
+    expect(await test.forModel('model-150')).toBe(true);
     await flush();
     const cold = test.asked.length;
-    // Steady use for 20 s, routed to n150 each second.
+    // Steady use for 20 s, sent to n150 each second.
     for (let second = 0; second < 20; second += 1) {
-      await test.view.forModel('model-150');
+      await test.forModel('model-150');
+      test.states.routedTo('n150');
       await test.advance(1_000);
     }
     const background = test.asked.slice(cold);
@@ -222,54 +116,6 @@ describe('NodeStates', () => {
     );
     expect(test.peak()).toBe(4);
     expect(new Set(test.asked).size).toBe(40);
-  });
-
-  it('routes from known snapshots at once and leaves a hung node out of the decision', async () => {
-    const test = harness(['hung', 'good'], { hung: 'hang', good: 'm' });
-    test.states.use();
-    await flush();
-    // "hung" has not answered (its call waits on its timeout); "good" serves m.
-    const snapshots = await test.view.forModel('m');
-    expect(snapshots.map((entry) => entry.node.name)).toEqual(['good']);
-    expect(test.view.decide('m', snapshots).kind).toBe('serve');
-  });
-
-  it('with nothing known, a request waits only until a node serving its model answers', async () => {
-    const test = harness(['hung', 'good'], { hung: 'hang', good: 'm' });
-    // No use() before: the request itself finds nothing known.
-    const snapshots = await test.view.forModel('m');
-    expect(test.view.decide('m', snapshots).kind).toBe('serve');
-  });
-
-  it('a model nothing fresh serves waits for the unanswered nodes, then marks the hung one', async () => {
-    const test = harness(['hung', 'good'], { hung: 'hang', good: 'm' });
-    let settled = false;
-    const pending = test.view.forModel('other').then((snapshots) => {
-      settled = true;
-      return snapshots;
-    });
-    await flush();
-    expect(settled).toBe(false);
-    test.timeOut();
-    const snapshots = await pending;
-    expect(snapshots.map((entry) => (entry.ok ? entry.node.name : entry.outcome))).toEqual([
-      'unreachable',
-      'good',
-    ]);
-  });
-
-  it('does not route from a snapshot past the stale bound: the node is asked first', async () => {
-    const test = harness(['good'], { good: 'm' });
-    test.states.use();
-    await flush();
-    expect(test.states.current().pending).toEqual([]);
-    // Idle (the loop stops), then past the stale bound.
-    await test.advance(50_000);
-    const before = test.asked.length;
-    expect(test.states.current().pending.map((entry) => entry.name)).toEqual(['good']);
-    const snapshots = await test.view.forModel('m');
-    expect(test.asked.length).toBeGreaterThan(before);
-    expect(test.view.decide('m', snapshots).kind).toBe('serve');
   });
 
   it('keeps the later of two answers (a wake poll beats an older background call)', async () => {

@@ -133,9 +133,9 @@ export class NodeStates {
     return this.options.now();
   }
 
-  /** A request was routed to `node`: keep its state at the short period while in use. */
-  routedTo(node: FleetNode): void {
-    const entry = this.byName.get(node.name);
+  /** A request went to the node named: keep its state at the short period while in use. */
+  routedTo(name: string): void {
+    const entry = this.byName.get(name);
     if (entry !== undefined) {
       this.hot.set(entry, this.options.now());
     }

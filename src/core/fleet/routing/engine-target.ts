@@ -1,11 +1,11 @@
 /**
- * Routing decisions (spec §4.2 rules 3 and 5), pure: from the requested model and the node
- * snapshots, serve it on a running node (ranked by `prefer`, file order breaking ties), wait for
- * one that is loading it (GUIDE D13), or say that a wake is needed. Loopback-only engines without
- * an engine override are never chosen (GUIDE D15).
+ * What the scheduler does not decide about a node (GUIDE D33: it alone places, wakes, swaps and
+ * refuses): how this gateway reaches a running node's engine, pure. A loopback-only engine
+ * without an engine override is never reachable (GUIDE D15); the scheduler's view of it then
+ * serves nothing and carries `loopbackText` as its reason.
  */
 import type { GatewayErrorCode } from '../../http/gateway-error.ts';
-import type { Fleet, FleetNode } from '../file/fleet-file.ts';
+import type { FleetNode } from '../file/fleet-file.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
 
 export interface EngineTarget {
@@ -25,17 +25,6 @@ export interface Unusable {
   readonly status: number;
   readonly code: GatewayErrorCode;
 }
-
-export type Decision =
-  | { readonly kind: 'serve'; readonly target: EngineTarget }
-  | { readonly kind: 'wait'; readonly node: FleetNode }
-  | {
-      readonly kind: 'refuse';
-      readonly status: number;
-      readonly code: GatewayErrorCode;
-      readonly message: string;
-    }
-  | { readonly kind: 'wake' };
 
 /** Whether a running node's engine answers to `model` (served name first, else model id). */
 export function serves(snapshot: NodeSnapshot, model: string): boolean {
@@ -59,6 +48,11 @@ export function loopbackOnly(snapshot: NodeSnapshot & { ok: true }): boolean {
   );
 }
 
+/** Why a loopback-only engine cannot be used, and what to change (GUIDE D15, D19). */
+export function loopbackText(node: Pick<FleetNode, 'name'>, fleetPath: string): string {
+  return `node "${node.name}" has its engine bound to loopback, so it answers only on that machine: bind the engine to a reachable address (llama.cpp's --host 0.0.0.0), or give this node an engine host in ${fleetPath}`;
+}
+
 /** The engine's base URL as this gateway reaches it, or why it cannot. */
 export function engineTarget(
   snapshot: NodeSnapshot & { ok: true },
@@ -69,11 +63,7 @@ export function engineTarget(
   const override = node.engine;
   if (loopbackOnly(snapshot)) {
     // GUIDE D19: a loopback-only match is a 502 naming the node; retrying cannot help.
-    return {
-      status: 502,
-      code: 'loopback_only',
-      unusable: `node "${node.name}" has its engine bound to loopback, so it answers only on that machine: bind the engine to a reachable address (llama.cpp's --host 0.0.0.0), or give this node an engine host in ${fleetPath}`,
-    };
+    return { status: 502, code: 'loopback_only', unusable: loopbackText(node, fleetPath) };
   }
   const port = override?.port ?? engine?.port;
   // spec §2.2: a remote environment publishes the address its engine is reached by; a daemon's
@@ -126,78 +116,4 @@ export function engineTarget(
       ? { key: node.engineKey }
       : {}),
   };
-}
-
-/** spec §4.2 rule 3 with GUIDE D12: idle prefers the most idle (never active first). */
-function rank(
-  fleet: Fleet,
-  candidates: readonly (NodeSnapshot & { ok: true })[],
-): (NodeSnapshot & { ok: true })[] {
-  const order = new Map(fleet.nodes.map((node, index) => [node.name, index]));
-  const idleness = (snapshot: NodeSnapshot & { ok: true }): number =>
-    snapshot.status.lastActiveAt === undefined
-      ? Number.POSITIVE_INFINITY
-      : (snapshot.status.idleSeconds ?? 0);
-  const prefer = fleet.prefer ?? 'idle';
-  return [...candidates].sort((a, b) => {
-    const difference = prefer === 'idle' ? idleness(b) - idleness(a) : idleness(a) - idleness(b);
-    if (difference !== 0 && !Number.isNaN(difference)) {
-      return difference;
-    }
-    return (order.get(a.node.name) ?? 0) - (order.get(b.node.name) ?? 0);
-  });
-}
-
-export function route(model: string, snapshots: readonly NodeSnapshot[], fleet: Fleet): Decision {
-  const running = snapshots.filter((snapshot): snapshot is NodeSnapshot & { ok: true } =>
-    serves(snapshot, model),
-  );
-  const ready = running.filter((snapshot) => snapshot.status.ready !== 'not-ready');
-  const unusable: Unusable[] = [];
-  for (const snapshot of rank(fleet, ready)) {
-    const target = engineTarget(snapshot, fleet.path);
-    if (!('unusable' in target)) {
-      return { kind: 'serve', target };
-    }
-    unusable.push(target);
-  }
-  // GUIDE D13: a node still loading the model is waited for, if its engine will be usable.
-  const loading = running.find(
-    (snapshot) =>
-      snapshot.status.ready === 'not-ready' && !('unusable' in engineTarget(snapshot, fleet.path)),
-  );
-  if (loading !== undefined) {
-    return { kind: 'wait', node: loading.node };
-  }
-  for (const snapshot of running.filter((entry) => entry.status.ready === 'not-ready')) {
-    const target = engineTarget(snapshot, fleet.path);
-    if ('unusable' in target) {
-      unusable.push(target);
-    }
-  }
-  const [first] = unusable;
-  if (first !== undefined) {
-    return {
-      kind: 'refuse',
-      status: first.status,
-      code: first.code,
-      message: unusable.map((entry) => entry.unusable).join('\n'),
-    };
-  }
-  return { kind: 'wake' };
-}
-
-/** The "nothing serves it" text: each node and what it is doing. */
-export function describeFleet(
-  model: string,
-  snapshots: readonly NodeSnapshot[],
-  fleet: Fleet,
-): string {
-  const rows = snapshots.map((snapshot) => {
-    const what = snapshot.ok
-      ? `${snapshot.status.state}${(snapshot.status.servedName ?? snapshot.status.model) ? `  ${snapshot.status.servedName ?? snapshot.status.model ?? ''}` : ''}`
-      : `${snapshot.outcome} (${snapshot.detail})`;
-    return `  ${snapshot.node.name.padEnd(16)} ${what}`;
-  });
-  return [`no node in ${fleet.path} is serving ${model}:`, ...rows].join('\n');
 }

@@ -1,0 +1,54 @@
+/**
+ * What a request arriving now would get (spec §4.2 rules 3 and 5, GUIDE D25), pure: a node at
+ * once, a place in its model's queue (for a slot or a wake), or a refusal. The scheduler applies
+ * it on an `arrive` and `svc fleet route` / `GET /v1/fleet/route` read it without applying it
+ * (route-decision.ts, GUIDE D33), so what the route says is what the gateway then does.
+ */
+import type { Preference } from '../file/fleet-file.ts';
+import type { Ledger } from './ledger.ts';
+import type { NodeRecord } from './nodes.ts';
+import { retryAfterSeconds } from './slots.ts';
+import { planFor } from './wakes.ts';
+
+export type Arrival =
+  | { readonly kind: 'dispatch'; readonly node: NodeRecord }
+  | { readonly kind: 'queue' }
+  | { readonly kind: 'refuse'; readonly reason: 'no_node' }
+  | { readonly kind: 'refuse'; readonly reason: 'queue_full'; readonly retryAfterSeconds: number };
+
+/** Where a request for `model` would go now, if a ready node has a free slot for it. */
+export function placeNow(
+  books: Ledger,
+  prefer: Preference,
+  request: { readonly model: string; readonly affinity?: string },
+): NodeRecord | undefined {
+  const { model } = request;
+  // FIFO: while others wait for the model, a newcomer cannot go before them.
+  if (books.queue.length(model) > 0) {
+    return undefined;
+  }
+  return books.place(request);
+}
+
+/** What a request for `model` (with its affinity key, if any) would get now. */
+export function arrivalOf(
+  books: Ledger,
+  prefer: Preference,
+  request: { readonly model: string; readonly affinity?: string },
+  now: number,
+): Arrival {
+  const node = placeNow(books, prefer, request);
+  if (node !== undefined) {
+    return { kind: 'dispatch', node };
+  }
+  const { model } = request;
+  if (planFor(books.context(now), model, now).kind === 'none') {
+    return { kind: 'refuse', reason: 'no_node' };
+  }
+  const waiting = books.queue.length(model);
+  if (waiting >= books.limits(model).max) {
+    const retry = retryAfterSeconds(books.rateFor(model, now), waiting + 1);
+    return { kind: 'refuse', reason: 'queue_full', retryAfterSeconds: retry };
+  }
+  return { kind: 'queue' };
+}

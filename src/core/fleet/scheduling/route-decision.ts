@@ -1,0 +1,300 @@
+/**
+ * What the scheduler would do with a request for a model now (GUIDE D33 `GET /v1/fleet/route`),
+ * pure and read-only: the same arrival (arrival.ts) and plan (wakes.ts) an `arrive` applies, over
+ * the same books, with each node's verdict and why. Asking changes nothing: no request is queued,
+ * no node is woken or stopped.
+ *
+ * Actions: `serve` (a ready node has a free slot), `queue` (every ready node is full, or its group
+ * is held: the request waits), `wake` (a node is started for it, or is already coming), `swap` (a
+ * group member is stopped first: `stops` names it), `refuse` (`refusal` gives the scheduler's
+ * reason). `fallback` is reserved for fallbacks to an upstream node (GUIDE D30), which this
+ * scheduler does not take yet: it never answers it.
+ */
+import { formatDurationText } from '../../duration.ts';
+import { arrivalOf } from './arrival.ts';
+import { holder } from './groups.ts';
+import type { Ledger } from './ledger.ts';
+import { comingFor, type NodeRecord, readyFor, wakeableFor } from './nodes.ts';
+import { hasFreeSlot } from './slots.ts';
+import type { HoldReason, NodeCondition, RejectReason } from './types.ts';
+import { type Plan, planFor } from './wakes.ts';
+
+export type RouteAction = 'serve' | 'queue' | 'wake' | 'swap' | 'fallback' | 'refuse';
+
+/**
+ * One node's part: `serve`, `wake`, `stop` for the node the action names; `ready` (serves it with
+ * a free slot, ranked after the chosen one), `full` (serves it, no free slot), `loading`,
+ * `waking`, `candidate` (could be woken, not first), `holds` (holds the group the request needs),
+ * `stopping`, `failed` (its wake failed in this wait), `wake-off`, `unusable` (its engine cannot
+ * be reached from here), `unreachable`, `unknown` (not yet answered), `other` (another model).
+ */
+export type RouteVerdict =
+  | 'serve'
+  | 'wake'
+  | 'stop'
+  | 'ready'
+  | 'full'
+  | 'loading'
+  | 'waking'
+  | 'candidate'
+  | 'holds'
+  | 'stopping'
+  | 'failed'
+  | 'wake-off'
+  | 'unusable'
+  | 'unreachable'
+  | 'unknown'
+  | 'other';
+
+export interface NodeVerdict {
+  readonly name: string;
+  readonly verdict: RouteVerdict;
+  readonly reason: string;
+  /** Its state as last seen (`unknown` before its first answer). */
+  readonly state: NodeCondition | 'unknown';
+}
+
+export interface RouteDecision {
+  readonly model: string;
+  readonly action: RouteAction;
+  /** The node served on, woken (or coming), or made room for; absent for a queue or refusal. */
+  readonly node?: string;
+  /** Nodes stopped first (a swap). */
+  readonly stops: readonly string[];
+  readonly nodes: readonly NodeVerdict[];
+  /** One sentence: why. */
+  readonly reason: string;
+  /** The scheduler's reason, when refused. */
+  readonly refusal?: RejectReason;
+  readonly retryAfterSeconds?: number;
+  /** Requests already waiting for the model here. */
+  readonly queued: number;
+}
+
+/** Why a group member cannot make room (the `group_busy` refusal says the same). */
+export function holdText(hold: HoldReason): string {
+  switch (hold.why) {
+    case 'busy':
+      return `it has ${hold.inFlight} request${hold.inFlight === 1 ? '' : 's'} in flight and ${hold.queued} queued`;
+    case 'residency':
+      return `it has not yet run its minimum residency (${formatDurationText(hold.remainingMs)} left)`;
+    case 'starting':
+      return 'it is starting';
+    case 'stopping':
+      return 'it is stopping';
+  }
+}
+
+interface Chosen {
+  readonly action: RouteAction;
+  readonly node?: string;
+  readonly stops: readonly string[];
+  readonly reason: string;
+  readonly refusal?: RejectReason;
+  readonly retryAfterSeconds?: number;
+}
+
+function fromPlan(plan: Plan, model: string): Chosen {
+  switch (plan.kind) {
+    case 'serving':
+      return {
+        action: 'queue',
+        stops: [],
+        reason: `every node serving ${model} is full: the request waits for a free slot`,
+      };
+    case 'coming':
+      return {
+        action: 'wake',
+        node: plan.node,
+        stops: [],
+        reason: `"${plan.node}" is coming up with ${model}: the request waits for it`,
+      };
+    case 'wake':
+      return {
+        action: 'wake',
+        node: plan.node.settings.name,
+        stops: [],
+        reason: `nothing serves ${model} now: "${plan.node.settings.name}" is started for it`,
+      };
+    case 'swap':
+      return {
+        action: 'swap',
+        node: plan.node.settings.name,
+        stops: [plan.victim.settings.name],
+        reason: `group "${plan.group}" is full: "${plan.victim.settings.name}" is stopped, then "${plan.node.settings.name}" started`,
+      };
+    case 'blocked':
+      return {
+        action: 'queue',
+        stops: [],
+        reason: `group "${plan.group}" is full${plan.hold === undefined ? '' : ` and held by "${plan.hold.holder}": ${holdText(plan.hold)}`}; the request waits, up to the wake timeout`,
+      };
+    case 'failed':
+      return {
+        action: 'refuse',
+        stops: [],
+        refusal: 'wake_failed',
+        reason: `every wake for ${model} failed: ${plan.failures.map((failure) => `"${failure.node}": ${failure.detail}`).join('; ')}`,
+      };
+    case 'none':
+      return { action: 'refuse', stops: [], refusal: 'no_node', reason: noNodeText(model) };
+  }
+}
+
+function noNodeText(model: string): string {
+  return `no node serves ${model} now and none may be woken for it`;
+}
+
+function chosenOf(books: Ledger, model: string, now: number): Chosen {
+  const arrival = arrivalOf(books, books.settings.prefer, { model }, now);
+  switch (arrival.kind) {
+    case 'dispatch':
+      return {
+        action: 'serve',
+        node: arrival.node.settings.name,
+        stops: [],
+        reason: `"${arrival.node.settings.name}" serves ${model} and has a free slot`,
+      };
+    case 'refuse':
+      return arrival.reason === 'no_node'
+        ? { action: 'refuse', stops: [], refusal: 'no_node', reason: noNodeText(model) }
+        : {
+            action: 'refuse',
+            stops: [],
+            refusal: 'queue_full',
+            retryAfterSeconds: arrival.retryAfterSeconds,
+            reason: `the queue for ${model} is full (queue.max ${books.limits(model).max})`,
+          };
+    case 'queue': {
+      // The plan the step after the arrival makes: from when the oldest waiting began to.
+      const since = books.queue.head(model)?.enqueuedAt ?? now;
+      return fromPlan(planFor(books.context(now), model, since), model);
+    }
+  }
+}
+
+/** The group a member holds against the request, and why it cannot go, for its verdict. */
+function heldText(books: Ledger, record: NodeRecord, now: number): string | undefined {
+  const group = books.groupOf(record);
+  if (group === undefined) {
+    return undefined;
+  }
+  const held = holder(group, (member) => books.queuedFor(member), now);
+  return held?.holder === record.settings.name
+    ? `holds group "${group.name}": ${holdText(held)}`
+    : undefined;
+}
+
+function verdictOf(
+  books: Ledger,
+  record: NodeRecord,
+  model: string,
+  chosen: Chosen,
+  now: number,
+): Omit<NodeVerdict, 'name' | 'state'> {
+  const name = record.settings.name;
+  const view = record.view;
+  if (chosen.stops.includes(name)) {
+    return {
+      verdict: 'stop',
+      reason: `stopped to make room in group "${record.settings.group ?? ''}"`,
+    };
+  }
+  if (chosen.node === name && chosen.action === 'serve') {
+    return { verdict: 'serve', reason: `serves ${model} with a free slot` };
+  }
+  if (chosen.node === name && (chosen.action === 'wake' || chosen.action === 'swap')) {
+    if (record.stopping !== undefined) {
+      return {
+        verdict: 'stopping',
+        reason: `being stopped (${record.stopping.reason}); woken for ${model} once the stop ends`,
+      };
+    }
+    if (record.waking !== undefined) {
+      return { verdict: 'waking', reason: `being woken for ${record.waking.model}` };
+    }
+    return comingFor(record, model)
+      ? { verdict: 'loading', reason: `loading ${model}` }
+      : { verdict: 'wake', reason: `stopped; a wake starts ${model}` };
+  }
+  if (record.stopping !== undefined) {
+    return { verdict: 'stopping', reason: `being stopped (${record.stopping.reason})` };
+  }
+  if (view === undefined) {
+    return { verdict: 'unknown', reason: 'has not answered yet' };
+  }
+  if (view.state === 'unreachable') {
+    return { verdict: 'unreachable', reason: view.detail ?? 'did not answer' };
+  }
+  if (readyFor(record, model)) {
+    return hasFreeSlot(record)
+      ? { verdict: 'ready', reason: `serves ${model} with a free slot; ranked after another` }
+      : {
+          verdict: 'full',
+          reason: `serves ${model}; all ${String(record.slots ?? 0)} slots busy (${record.inFlight} ours)`,
+        };
+  }
+  if (comingFor(record, model)) {
+    return record.waking === undefined
+      ? { verdict: 'loading', reason: `loading ${model}` }
+      : { verdict: 'waking', reason: `being woken for ${record.waking.model}` };
+  }
+  if (view.unusable !== undefined) {
+    return { verdict: 'unusable', reason: view.unusable };
+  }
+  const failure = record.wakeFailure;
+  if (failure !== undefined && failure.model === model) {
+    return { verdict: 'failed', reason: `its wake failed: ${failure.detail}` };
+  }
+  if (wakeableFor(record, model)) {
+    return { verdict: 'candidate', reason: `stopped; could be woken for ${model}` };
+  }
+  if ((view.wakeOff ?? []).includes(model)) {
+    return {
+      verdict: 'wake-off',
+      reason: `its source describes ${model}, but waking is off for this node; start it with \`svc fleet start ${name}\``,
+    };
+  }
+  const held = heldText(books, record, now);
+  if (held !== undefined) {
+    return { verdict: 'holds', reason: held };
+  }
+  if (view.state === 'running') {
+    return {
+      verdict: 'other',
+      reason: `running ${view.serves[0] ?? 'another model'}, not ${model}`,
+    };
+  }
+  if (view.sourceProblem !== undefined) {
+    return { verdict: 'other', reason: view.sourceProblem };
+  }
+  const describes = view.wakes?.[0] ?? view.wakeOff?.[0];
+  return {
+    verdict: 'other',
+    reason:
+      describes === undefined
+        ? 'nothing a wake would start is known'
+        : `its source describes ${describes}, not ${model}`,
+  };
+}
+
+export function routeDecision(books: Ledger, model: string, now: number): RouteDecision {
+  const chosen = chosenOf(books, model, now);
+  return {
+    model,
+    action: chosen.action,
+    ...(chosen.node === undefined ? {} : { node: chosen.node }),
+    stops: chosen.stops,
+    nodes: books.records.map((record) => ({
+      name: record.settings.name,
+      ...verdictOf(books, record, model, chosen, now),
+      state: record.view?.state ?? 'unknown',
+    })),
+    reason: chosen.reason,
+    ...(chosen.refusal === undefined ? {} : { refusal: chosen.refusal }),
+    ...(chosen.retryAfterSeconds === undefined
+      ? {}
+      : { retryAfterSeconds: chosen.retryAfterSeconds }),
+    queued: books.queue.length(model),
+  };
+}
