@@ -141,6 +141,7 @@ export async function run(io: CommandIo): Promise<number> {
         json,
         write,
         driver,
+        variables: [io.env, await fleetDotenv(fleet.path)],
       });
     }
     case 'metrics': {

@@ -44,7 +44,7 @@ export type GetText = (
   timeoutMs: number,
 ) => Promise<{ readonly status: number; readonly text: string }>;
 
-const getText: GetText = async (url, token, timeoutMs) => {
+export const getText: GetText = async (url, token, timeoutMs) => {
   const reply = await request(url, {
     signal: AbortSignal.timeout(timeoutMs),
     headers: token === undefined ? {} : { authorization: `Bearer ${token}` },

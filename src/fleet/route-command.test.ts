@@ -1,6 +1,7 @@
 /**
- * `svc fleet route` (GUIDE D33): the gateway's own scheduler over the nodes' status and sources,
- * said so; the engine a served request goes to; exit 1 only for a refusal. Starts nothing.
+ * `svc fleet route` (GUIDE D33): the gateway's live decision when the fleet file names a gateway
+ * that answers, else the gateway's own scheduler over the nodes' status and sources alone, said
+ * so; the engine a served request goes to; exit 1 only for a refusal. Starts nothing.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -71,7 +72,7 @@ describe('svc fleet route from the nodes alone', () => {
     expect(json).toMatchObject({ action: 'serve', node: 'a', engine: 'http://127.0.0.1:9000/v1' });
     expect(text).toMatch(/^tiny → a \(serve\): "a" serves tiny and has a free slot\n/);
     expect(text).toContain('engine: http://127.0.0.1:9000/v1');
-    expect(text).toContain("worked out from the nodes' status alone");
+    expect(text).toContain("worked out from the nodes' status alone (fleet.yaml names no gateway)");
   });
 
   it('waits for a node loading the model rather than waking another', async () => {
@@ -114,5 +115,38 @@ describe('svc fleet route from the nodes alone', () => {
     expect(json).toMatchObject({ action: 'refuse', refusal: 'no_node' });
     expect(text).toMatch(/^nope: refused \(no_node\)/);
     expect(text).toMatch(/\n {2}b +unreachable +unreachable: ECONNREFUSED\n/);
+  });
+
+  it('asks the gateway the fleet file names, and falls back to the nodes when it does not answer', async () => {
+    const gateway = { name: 'lab', url: 'http://gw:4000', tokenEnv: 'GW_TOKEN', ownTokenEnv: true };
+    const fleet: Fleet = { path: 'fleet.yaml', nodes: [A, B], gateway };
+    const live: RouteDecision = {
+      model: 'tiny',
+      action: 'queue',
+      stops: [],
+      nodes: [
+        { name: 'a', verdict: 'full', reason: 'serves tiny; all 1 slots busy', state: 'running' },
+      ],
+      reason: 'every node serving tiny is full',
+      queued: 2,
+    };
+    const asked: string[] = [];
+    const answered = await route(fleet, 'tiny', driver({ a: RUNNING, b: {} }, {}), {
+      variables: [{ GW_TOKEN: 'secret' }],
+      get: (url, token) => {
+        asked.push(`${url} ${token ?? ''}`);
+        return Promise.resolve({ status: 200, text: JSON.stringify(live) });
+      },
+    });
+    expect(asked[0]).toBe('http://gw:4000/v1/fleet/route?model=tiny secret');
+    expect(answered.json).toMatchObject({ action: 'queue', queued: 2 });
+    expect(answered.text).toContain('queued: 2 already wait for tiny');
+    expect(answered.text).toContain('the live decision of the gateway lab at http://gw:4000');
+    expect(answered.text).not.toContain('secret');
+    const silent = await route(fleet, 'tiny', driver({ a: RUNNING, b: {} }, {}), {
+      get: () => Promise.reject(new Error('connect ECONNREFUSED')),
+    });
+    expect(silent.json).toMatchObject({ action: 'serve', node: 'a' });
+    expect(silent.text).toContain('note: the gateway did not answer');
   });
 });

@@ -1,12 +1,15 @@
 /**
  * `svc fleet route <model>` (GUIDE D33): what the gateway would do with a request for the model
- * now, worked out with the gateway's own scheduler from the nodes' status and sources alone, and
- * saying so. Starts nothing. Exits 0 when a request would be taken (served, queued or woken for), 1 when
+ * now. It asks the gateway the fleet file names (`GET /v1/fleet/route`: its live decision, with its
+ * requests in flight and its queue); without one, or when it does not answer, it works the
+ * decision out with the gateway's own scheduler from the nodes' status and sources alone, and says
+ * so. Starts nothing. Exits 0 when a request would be taken (served, queued or woken for), 1 when
  * it would be refused, so scripts can test it.
  */
 import { SvcError } from '../core/errors.ts';
 import type { NodeDriver } from '../core/fleet/drivers/node-driver.ts';
-import type { Fleet } from '../core/fleet/file/fleet-file.ts';
+import type { Fleet, Variables } from '../core/fleet/file/fleet-file.ts';
+import { isRecord } from '../core/fleet/file/fleet-node.ts';
 import { engineTarget } from '../core/fleet/routing/engine-target.ts';
 import type { RouteDecision } from '../core/fleet/scheduling/route-decision.ts';
 import { routeFromStatus } from '../core/fleet/scheduling/route-offline.ts';
@@ -17,6 +20,7 @@ import {
   type NodeSnapshot,
   snapshotOf,
 } from '../core/fleet/state/node-snapshot.ts';
+import { fleetUrl, GATEWAY_TIMEOUT_MS, type GetText, getText } from './gateway-readout.ts';
 import { routeText } from './route-text.ts';
 import { startProblems, unreachableByConfig } from './select.ts';
 
@@ -29,6 +33,36 @@ export interface RouteCommand {
   readonly json: boolean;
   readonly write: (text: string) => void;
   readonly driver: Pick<NodeDriver, 'status' | 'wakeSource'>;
+  /** The environment and the `.env` beside the fleet file: the gateway token's variable. */
+  readonly variables?: readonly Variables[];
+  readonly get?: GetText;
+}
+
+type Asked = { readonly decision: RouteDecision } | { readonly problem: string };
+
+/** The gateway's live decision, or why there is none. */
+async function askGateway(command: RouteCommand): Promise<Asked | undefined> {
+  const gateway = command.fleet.gateway;
+  if (gateway === undefined) {
+    return undefined;
+  }
+  const token = (command.variables ?? [])
+    .map((layer) => layer[gateway.tokenEnv])
+    .find((value) => value !== undefined && value !== '');
+  const url = `${fleetUrl(gateway)}/route?model=${encodeURIComponent(command.model)}`;
+  try {
+    const reply = await (command.get ?? getText)(url, token, GATEWAY_TIMEOUT_MS);
+    if (reply.status !== 200) {
+      return { problem: `GET ${url} answered HTTP ${reply.status}` };
+    }
+    const body: unknown = JSON.parse(reply.text);
+    if (!isRecord(body) || typeof body['action'] !== 'string' || !Array.isArray(body['nodes'])) {
+      return { problem: `GET ${url} answered something other than a route` };
+    }
+    return { decision: body as unknown as RouteDecision };
+  } catch (error) {
+    return { problem: `GET ${url}: ${(error as Error).message}` };
+  }
 }
 
 async function statusOf(command: RouteCommand): Promise<NodeSnapshot[]> {
@@ -71,14 +105,14 @@ async function wakeFacts(
 async function engineOf(
   command: RouteCommand,
   decision: RouteDecision,
-  snapshots: readonly NodeSnapshot[],
+  snapshots: readonly NodeSnapshot[] | undefined,
 ): Promise<string | undefined> {
   const node = command.fleet.nodes.find((entry) => entry.name === decision.node);
   if (decision.action !== 'serve' || node === undefined) {
     return undefined;
   }
   const snapshot =
-    snapshots.find((entry) => entry.node === node) ??
+    snapshots?.find((entry) => entry.node === node) ??
     snapshotOf(node, await command.driver.status(node));
   if (!snapshot.ok) {
     return undefined;
@@ -92,10 +126,22 @@ export async function runRoute(command: RouteCommand): Promise<number> {
   if (model === '') {
     throw new SvcError('ERR_USAGE', 'name the model to route: svc fleet route <model>');
   }
-  const snapshots = await statusOf(command);
-  const facts = await wakeFacts(command, snapshots);
-  const decision = routeFromStatus(fleet, model, snapshots, facts, Date.now(), WAKE_TIMEOUT_MS);
-  const source = `note: worked out from the nodes' status alone: a gateway's requests in flight, queue and wakes under way are not counted`;
+  const asked = await askGateway(command);
+  let decision: RouteDecision;
+  let snapshots: NodeSnapshot[] | undefined;
+  let source: string;
+  if (asked !== undefined && 'decision' in asked) {
+    decision = asked.decision;
+    source = `(the live decision of the gateway ${fleet.gateway?.name ?? ''} at ${fleet.gateway?.url ?? ''})`;
+  } else {
+    snapshots = await statusOf(command);
+    const facts = await wakeFacts(command, snapshots);
+    decision = routeFromStatus(fleet, model, snapshots, facts, Date.now(), WAKE_TIMEOUT_MS);
+    source =
+      asked === undefined
+        ? `note: worked out from the nodes' status alone (${fleet.path} names no gateway): a gateway's requests in flight, queue and wakes under way are not counted`
+        : `note: the gateway did not answer (${asked.problem}); worked out from the nodes' status alone: its requests in flight, queue and wakes under way are not counted`;
+  }
   const engine = await engineOf(command, decision, snapshots);
   command.write(
     command.json

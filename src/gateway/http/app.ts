@@ -203,6 +203,15 @@ async function answerOwn(
     sendJson(response, 200, JSON.stringify({ operator: rights === 'operate' }));
     return;
   }
+  if (method === 'GET' && path === '/v1/fleet/route') {
+    // GUIDE D33: the live decision, from the scheduler the requests go through; changes nothing.
+    const model = new URLSearchParams(query).get('model') ?? '';
+    if (model === '') {
+      throw new GatewayError(400, 'name the model to route: GET /v1/fleet/route?model=<name>');
+    }
+    sendJson(response, 200, JSON.stringify(await deps.scheduling.route(model)));
+    return;
+  }
   const logsOf = method === 'GET' ? nodeLogsOf(path) : undefined;
   if (logsOf !== undefined) {
     sendJson(response, 200, await nodeLogs(deps, { name: logsOf, rights, query }));

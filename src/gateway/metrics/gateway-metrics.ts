@@ -30,6 +30,7 @@ export type MetricsRoute =
   | '/v1/fleet'
   | '/v1/fleet/stats'
   | '/v1/fleet/rights'
+  | '/v1/fleet/route'
   | '/v1/fleet/nodes/{name}/start'
   | '/v1/fleet/nodes/{name}/stop'
   | '/v1/fleet/nodes/{name}/logs'
@@ -52,6 +53,7 @@ export function routeOf(path: string, isPage: boolean): MetricsRoute {
     case '/v1/fleet':
     case '/v1/fleet/stats':
     case '/v1/fleet/rights':
+    case '/v1/fleet/route':
     case '/health':
     case '/metrics':
       return path;

@@ -1,7 +1,8 @@
 /**
  * The `/v1/fleet` body (spec §4.2 rule 6), pure: each node's name, kind, tags, group and state,
  * what a running node serves, readiness, last activity, its reported capacity, and for a node not
- * running the model a request would start it with; the file's wake, prefer and concurrency
+ * running the model a request would start it with, and a running local node's engine port and
+ * path (GUIDE D33); the file's wake, prefer and concurrency
  * settings, each absent where the file declares none. A node that did not answer stands in its
  * place with the reason. With the scheduler's readout (GUIDE D25, D26) each node also carries this
  * gateway's requests on it and, while it runs under idle stop, when it will be stopped; and the
@@ -72,7 +73,22 @@ function nodeEntry(
     ...(wakeableModel === undefined ? {} : { wakeableModel }),
     // A stopped engine has no slots in use or to offer: what its status keeps is stale.
     ...(running ? capacityOf(status) : {}),
+    ...localEngine(snapshot.node.kind, running, status.engine),
   };
+}
+
+/**
+ * GUIDE D33: a running local node's engine port (often one the gateway chose) and path, so
+ * `svc fleet route` and `svc code --node` reach it from outside; a daemon publishes its own.
+ */
+function localEngine(
+  kind: string,
+  running: boolean,
+  engine: { readonly port?: number; readonly path?: string } | undefined,
+): { engine?: { port: number; path: string } } {
+  return kind === 'local' && running && engine?.port !== undefined
+    ? { engine: { port: engine.port, path: engine.path ?? '/v1' } }
+    : {};
 }
 
 /** The fields the scheduler adds to a node's entry, last in it (GUIDE D25, D26). */

@@ -10,6 +10,7 @@
 import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import { type EngineTarget, engineTarget } from '../../core/fleet/routing/engine-target.ts';
+import type { RouteDecision } from '../../core/fleet/scheduling/route-decision.ts';
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { queueLimitsFor } from '../../core/fleet/scheduling/settings.ts';
 import type { Action, NodeView, RequestInfo } from '../../core/fleet/scheduling/types.ts';
@@ -112,6 +113,12 @@ export class GatewayScheduler {
       request.model,
     );
     return this.loop.admit(request);
+  }
+
+  /** GUIDE D33 `GET /v1/fleet/route`: what a request for `model` would get now; changes nothing. */
+  async route(model: string): Promise<RouteDecision> {
+    await this.views.settled();
+    return this.scheduler.route(model, this.deps.timers.now());
   }
 
   /**
