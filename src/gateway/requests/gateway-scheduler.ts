@@ -109,6 +109,7 @@ export class GatewayScheduler {
         states,
         scheduler: this.scheduler,
         settled: () => this.views.settled(),
+        now: () => this.deps.timers.now(),
       },
       request.model,
     );

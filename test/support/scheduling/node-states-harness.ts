@@ -110,7 +110,7 @@ export function harness(
       states.use();
       if (!scheduler.placeable(model)) {
         const settled = () => Promise.resolve();
-        await freshen({ states, scheduler, settled }, model);
+        await freshen({ states, scheduler, settled, now: () => time }, model);
       }
       return scheduler.placeable(model);
     },

@@ -1,11 +1,12 @@
 /**
  * What a request the scheduler cannot place at once waits for (freshen.ts, GUIDE D33): the nodes
  * without a fresh snapshot, returning as soon as one lets the scheduler place it, never a node
- * that hangs when another serves.
+ * that hangs when another serves; and a node marked unreachable is asked again before a refusal
+ * is made because of it (a gateway's first round may find a daemon not yet listening).
  */
 import { describe, expect, it } from 'vitest';
 
-import { flush, harness } from '../../../../test/support/scheduling/node-states-harness.ts';
+import { flush, harness, node } from '../../../../test/support/scheduling/node-states-harness.ts';
 
 describe('freshen', () => {
   it('places from known snapshots at once, a hung node left out of the decision', async () => {
@@ -34,10 +35,29 @@ describe('freshen', () => {
     await flush();
     expect(settled).toBe(false);
     test.timeOut();
+    await flush();
+    // Marked unreachable, "hung" is asked once more before a refusal is made for it.
+    expect(settled).toBe(false);
+    test.timeOut();
     expect(await pending).toBe(false);
     expect(
       test.states.current().snapshots.map((entry) => (entry.ok ? entry.node.name : entry.outcome)),
     ).toEqual(['unreachable', 'good']);
+  });
+
+  it('asks a node marked unreachable again before refusing for it (a daemon not yet listening)', async () => {
+    // The gateway's first round found "late" not listening; it answers by the first request.
+    const models: Record<string, string> = { late: 'down' };
+    const test = harness(['late'], models);
+    test.states.use();
+    await flush();
+    expect(test.states.last(node('late'))?.ok).toBe(false);
+    expect(test.states.current().pending).toEqual([]);
+    models['late'] = 'm';
+    await test.advance(250);
+    const before = test.asked.length;
+    expect(await test.forModel('m')).toBe(true);
+    expect(test.asked.length).toBe(before + 1);
   });
 
   it('does not route from a snapshot past the stale bound: the node is asked first', async () => {
