@@ -42,11 +42,14 @@ export function arrivalOf(
     return { kind: 'dispatch', node };
   }
   const { model } = request;
-  if (planFor(books.context(now), model, now).kind === 'none') {
+  const plan = planFor(books.context(now), model, now);
+  if (plan.kind === 'none') {
     return { kind: 'refuse', reason: 'no_node' };
   }
+  // docs/design.md D33: `queue.max` bounds the wait for a slot on a node that serves the model;
+  // a request for a model nothing serves yet waits for its wake, whatever the bound.
   const waiting = books.queue.length(model);
-  if (waiting >= books.limits(model).max) {
+  if (plan.kind === 'serving' && waiting >= books.limits(model).max) {
     const retry = retryAfterSeconds(books.rateFor(model, now), waiting + 1);
     return { kind: 'refuse', reason: 'queue_full', retryAfterSeconds: retry };
   }

@@ -124,6 +124,17 @@ describe('the queue', () => {
     expect(brief(own.arrive(2))).toEqual(['reject 2 queue_full 5s']);
   });
 
+  it('bounds only the wait for a slot: a request for a stopped model waits for its wake', () => {
+    // docs/design.md D33: `queue.max: 0` refuses what no free slot takes now, never a wake's wait.
+    const h = new Harness({ ...TWO_NODES, queue: { max: 0 } }, [stopped('a')]);
+    expect(brief(h.arrive(1))).toEqual([`wake a ${MODEL} (demand)`]);
+    expect(h.arrive(2)).toEqual([]);
+    expect(brief(h.wakeReady(running('a', { slots: 1 })))).toEqual(['dispatch 1→a']);
+    // Now a ready node serves it: the one still waiting has its slot next, a newcomer is refused.
+    expect(brief(h.arrive(3))).toEqual(['reject 3 queue_full 5s']);
+    expect(brief(h.end(1))).toEqual(['dispatch 2→a']);
+  });
+
   it('refuses a request that waited past the timeout, and says when that is due', () => {
     const h = new Harness({ ...TWO_NODES, queue: { timeoutMs: 10_000 } }, [
       running('a', { slots: 1 }),
