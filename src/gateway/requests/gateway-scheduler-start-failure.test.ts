@@ -25,7 +25,7 @@ const NOT_FOUND = 'start refused: llama-server not found on PATH: install llama.
 function gatewayOf(wakeError: Error) {
   const node = daemonNode('warm', { keepWarm: true });
   const fleet: Fleet = { path: '/fleet/fleet.yaml', nodes: [node] };
-  const driver: Pick<NodeDriver, 'status' | 'wakeSource' | 'stop'> = {
+  const driver: Pick<NodeDriver, 'status' | 'wakeSource' | 'stop' | 'stats'> = {
     status: () =>
       Promise.resolve({
         ok: true,
@@ -34,6 +34,7 @@ function gatewayOf(wakeError: Error) {
     wakeSource: () =>
       Promise.resolve({ source: '/fleet/warm.svc', config: { runner: 'llamacpp', modelId: 'm' } }),
     stop: () => Promise.reject(new Error('no stops here')),
+    stats: () => Promise.reject(new Error('no reads here')),
   };
   const states = new NodeStates(fleet.nodes, {
     ...NODE_STATES_DEFAULTS,

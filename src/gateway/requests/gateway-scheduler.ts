@@ -13,7 +13,12 @@ import { type EngineTarget, engineTarget } from '../../core/fleet/routing/engine
 import type { RouteDecision } from '../../core/fleet/scheduling/route-decision.ts';
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { queueLimitsFor } from '../../core/fleet/scheduling/settings.ts';
-import type { Action, NodeView, RequestInfo } from '../../core/fleet/scheduling/types.ts';
+import type {
+  Action,
+  ActivityReading,
+  NodeView,
+  RequestInfo,
+} from '../../core/fleet/scheduling/types.ts';
 import { freshen } from '../../core/fleet/state/freshen.ts';
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
@@ -45,7 +50,7 @@ export interface GatewaySchedulerDeps {
   /** Wakes a machine asleep (GUIDE D26 `wakeCommand`), and puts one to sleep after an idle stop. */
   readonly machines: Pick<MachineWaker, 'wake'>;
   readonly commands: Pick<NodeCommands, 'run'>;
-  readonly driver: Pick<NodeDriver, 'stop'>;
+  readonly driver: Pick<NodeDriver, 'stop' | 'stats'>;
   readonly logger: Logger;
   readonly timers: LoopTimers;
   readonly wakeTimeoutMs: number;
@@ -72,6 +77,7 @@ export class GatewayScheduler {
       {
         wake: (action) => this.wake(action.node, action.model, action.cause),
         stop: (action) => this.stop(action.node, action.reason, action.group),
+        read: (action) => this.read(action.node),
         refresh: (name) => {
           const node = this.nodes.get(name);
           if (node !== undefined) {
@@ -249,6 +255,25 @@ export class GatewayScheduler {
       throw new Error(`node "${name}" has no status since its wake`);
     }
     return this.views.viewAt(snapshot, this.deps.timers.now());
+  }
+
+  /**
+   * A fresh reading of the node's activity (idle-stop.ts): its metrics, whose read feeds its
+   * record the way a sampler tick does (spec §3), so every request before it shows.
+   */
+  private async read(name: string): Promise<ActivityReading | undefined> {
+    const node = this.nodes.get(name);
+    if (node === undefined) {
+      return undefined;
+    }
+    const askedAt = this.deps.timers.now();
+    const reply = await this.deps.driver.stats(node);
+    if (!reply.ok) {
+      return undefined;
+    }
+    const text = reply.value.lastActiveAt;
+    const lastActiveAt = text === undefined ? Number.NaN : Date.parse(text);
+    return { askedAt, ...(Number.isFinite(lastActiveAt) ? { lastActiveAt } : {}) };
   }
 
   private async stop(name: string, reason: 'idle' | 'swap', group?: string): Promise<boolean> {

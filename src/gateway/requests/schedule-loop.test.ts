@@ -75,6 +75,8 @@ function harness(options: Parameters<typeof schedulerSettings>[0]) {
         stops.push(action);
         return Promise.resolve(true);
       },
+      // The node's record as a fresh read finds it: its last activity, the one its view showed.
+      read: () => Promise.resolve({ askedAt: timers.now(), lastActiveAt: 1_000_000 }),
       refresh: (node) => refreshed.push(node),
     },
     timers,
@@ -202,6 +204,8 @@ describe('ScheduleLoop', () => {
     h.timers.advance(59_999);
     expect(h.stops).toEqual([]);
     h.timers.advance(1);
+    // Decided on a fresh read of its activity asked at its time (idle-stop.ts), once it answers.
+    await flush();
     expect(h.stops).toEqual([{ kind: 'stop', node: 'a', reason: 'idle' }]);
     await flush();
     expect(h.loop.scheduler.idleStopAt('a')).toBeUndefined();

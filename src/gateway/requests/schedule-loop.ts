@@ -12,6 +12,7 @@
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import type {
   Action,
+  ActivityReading,
   NodeView,
   RequestId,
   RequestInfo,
@@ -22,6 +23,7 @@ export type DispatchAction = Extract<Action, { kind: 'dispatch' }>;
 export type RejectAction = Extract<Action, { kind: 'reject' }>;
 export type WakeAction = Extract<Action, { kind: 'wake' }>;
 export type StopAction = Extract<Action, { kind: 'stop' }>;
+export type ReadAction = Extract<Action, { kind: 'read' }>;
 
 /** A request the scheduler refused; the gateway turns it into its reply (rejection.ts). */
 export class Refused extends Error {
@@ -43,6 +45,11 @@ export interface ScheduleEffects {
   wake(action: WakeAction): Promise<NodeView>;
   /** Stops the node; false when it could not be stopped. */
   stop(action: StopAction): Promise<boolean>;
+  /**
+   * Reads the node's activity afresh (its metrics, which feed its record, spec §3); undefined
+   * when it could not be read. Without it no read answers, so nothing is stopped for idleness.
+   */
+  read?(action: ReadAction): Promise<ActivityReading | undefined>;
   /** Asks the node for its status now (its answer reaches the loop as views). */
   refresh(node: string): void;
   /** Hears every action applied (logs and metrics). */
@@ -182,6 +189,17 @@ export class ScheduleLoop {
               ok: false,
               detail: (error as Error).message,
             }),
+        );
+        break;
+      case 'read':
+        (this.effects.read?.(action) ?? Promise.resolve(undefined)).then(
+          (reading) =>
+            this.feed({
+              kind: 'activity',
+              node: action.node,
+              ...(reading === undefined ? {} : { reading }),
+            }),
+          () => this.feed({ kind: 'activity', node: action.node }),
         );
         break;
       case 'stop':

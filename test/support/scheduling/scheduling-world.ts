@@ -262,6 +262,19 @@ export class SchedulingWorld {
       return;
     }
     const node = this.nodes.named(action.node);
+    if (action.kind === 'read') {
+      // Its record as a read leaves it: every request of anyone's so far shows, and one in its
+      // engine now is activity now (spec §3).
+      if (node.others > 0) {
+        node.lastActiveAt = this.now;
+      }
+      const reading = {
+        askedAt: this.now,
+        ...(node.lastActiveAt === undefined ? {} : { lastActiveAt: node.lastActiveAt }),
+      };
+      after.push({ kind: 'activity', node: node.spec.name, reading });
+      return;
+    }
     if (action.kind === 'wake') {
       checkWake(node);
       node.waking = true;

@@ -46,10 +46,30 @@ export class Harness {
     }
   }
 
+  /**
+   * The node's `lastActiveAt` as a fresh read of it finds it (idle-stop.ts): while set, every
+   * `read` is answered at once, as asked now, and what that causes follows in the same answer.
+   */
+  reads: ((node: string) => number | undefined) | undefined;
+
   step(event: SchedulerEvent): Action[] {
     const actions = this.scheduler.step(event, this.now);
     this.log.push(...actions);
-    return actions;
+    const reads = this.reads;
+    if (reads === undefined) {
+      return actions;
+    }
+    return actions.flatMap((action) => {
+      if (action.kind !== 'read') {
+        return [action];
+      }
+      const lastActiveAt = reads(action.node);
+      const reading = {
+        askedAt: this.now,
+        ...(lastActiveAt === undefined ? {} : { lastActiveAt }),
+      };
+      return [action, ...this.step({ kind: 'activity', node: action.node, reading })];
+    });
   }
 
   /** Views as seen now (unless they say otherwise). */
@@ -118,6 +138,8 @@ export function brief(actions: readonly Action[]): string[] {
         return `wake ${action.node} ${action.model} (${action.cause})`;
       case 'stop':
         return `stop ${action.node} (${action.reason})`;
+      case 'read':
+        return `read ${action.node}`;
     }
   });
 }

@@ -38,6 +38,8 @@ export interface FleetOptions {
    * starts (keep-warm, idle stop), which would otherwise find none and keep that answer a while.
    */
   readonly svcfilesFirst?: boolean;
+  /** `default`: the daemons sample at their own interval (15 s), not the tests' short one. */
+  readonly sampling?: 'short' | 'default';
 }
 
 export interface GatewayFleet {
@@ -66,7 +68,7 @@ export async function startGatewayFleet(
       token: NODE_TOKEN,
       ...(node.fake === undefined ? {} : { path: [FAKE_BIN_DIR] }),
       env: {
-        SVC_SAMPLE_INTERVAL_SECONDS: '0.3',
+        ...(options.sampling === 'default' ? {} : { SVC_SAMPLE_INTERVAL_SECONDS: '0.3' }),
         ...(node.fake === undefined ? {} : { FAKE_ENGINE: node.fake }),
       },
     });

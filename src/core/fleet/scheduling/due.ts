@@ -1,8 +1,9 @@
 /**
  * When the scheduler next has something to decide with no event to prompt it, pure: the earliest
- * of a waiting request's deadline (deadlines.ts), an idle stop falling due (idle-stop.ts), and a
- * group member's residency ending while requests wait for its group (groups.ts). The gateway
- * arms one timer for it and feeds a `tick`; after each step the answer is in the future.
+ * of a waiting request's deadline (deadlines.ts), an idle stop falling due or a fresh read of a
+ * node's activity (idle-stop.ts), and a group member's residency ending while requests wait for
+ * its group (groups.ts). The gateway arms one timer for it and feeds a `tick`; after each step
+ * the answer is in the future.
  */
 import { deadlineOf } from './deadlines.ts';
 import { nextResidencyEnd } from './groups.ts';

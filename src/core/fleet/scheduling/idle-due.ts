@@ -1,16 +1,16 @@
 /**
- * The earliest idle stop among the nodes under it (due.ts), kept as the nodes change rather than
- * read from every one of them after each event: at 10,000 nodes under idle stop that read cost
- * a millisecond per request (bench/scheduler/scheduler-cost.ts). Each change to a node (the
+ * The earliest idle stop among the nodes under it (due.ts: the fresh read it is decided on),
+ * kept as the nodes change rather than read from every one of them after each event: at 10,000
+ * nodes under idle stop that read cost a millisecond per request (bench/scheduler/scheduler-cost.ts). Each change to a node (the
  * ledger marks it) renews that node's entry in a heap (lazy-heap.ts). `markAll` rebuilds the
  * heap from every node, for events rare enough to afford it.
  *
  * The heap leaves out the one condition that is not the node's own, nothing waiting for it here
  * (idle-stop.ts): due.ts reads every node while requests wait, as before.
  */
-import { idleStopAt } from './idle-stop.ts';
+import { activityReadDue } from './idle-stop.ts';
 import { LazyHeap, Stamps } from './lazy-heap.ts';
-import { isQuiet, type NodeRecord } from './nodes.ts';
+import type { NodeRecord } from './nodes.ts';
 
 interface Entry {
   readonly at: number;
@@ -18,10 +18,12 @@ interface Entry {
   readonly stamp: number;
 }
 
-/** When the node's idle stop falls due if nothing changes and nothing waits for it, if ever. */
+/**
+ * When the node's next fresh read of its activity falls due if nothing changes, if ever: an idle
+ * stop is decided on such a read, one asked at the stop's time among them (idle-stop.ts).
+ */
 export function idleDueOf(record: NodeRecord): number | undefined {
-  const free = record.waking === undefined && record.stopping === undefined;
-  return free && isQuiet(record) ? idleStopAt(record) : undefined;
+  return activityReadDue(record);
 }
 
 export class IdleDue {

@@ -10,6 +10,7 @@
 import { AffinityMemory } from './affinity.ts';
 import type { GroupView } from './groups.ts';
 import { IdleDue } from './idle-due.ts';
+import { takeReading } from './idle-stop.ts';
 import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes.ts';
 import { PlaceIndex } from './place-index.ts';
 import { type Waiting, WaitQueue } from './queue.ts';
@@ -17,6 +18,7 @@ import { queueLimitsFor } from './settings.ts';
 import { peakSent } from './slots.ts';
 import type {
   Action,
+  ActivityReading,
   NodeView,
   QueueLimits,
   RejectDetail,
@@ -255,6 +257,23 @@ export class Ledger {
       record.wakeFailure = { at: now, model, detail: outcome.detail };
       // A wake that timed out leaves its engine loading (spec §4.2 rule 5): it may hold the GPU.
       record.unsureSince = now;
+    }
+  }
+
+  /** A fresh read of the node's activity, asked now (idle-stop.ts). */
+  read(record: NodeRecord, now: number): Action {
+    record.reading = now;
+    record.readTriedAt = now;
+    this.changed(record);
+    return { kind: 'read', node: record.settings.name };
+  }
+
+  /** A read ended: its reading, or none when the node could not be read (idle-stop.ts). */
+  activity(node: string, reading: ActivityReading | undefined): void {
+    const record = this.byName.get(node);
+    if (record !== undefined) {
+      takeReading(record, reading);
+      this.changed(record);
     }
   }
 

@@ -26,6 +26,13 @@ export interface NodeRecord extends Occupancy {
   slots: number | undefined;
   /** When we last sent it a request or one of ours ended: activity the view may not show yet. */
   ownActivityAt: number | undefined;
+  /** A fresh activity read we asked for that has not ended: when it was asked (idle-stop.ts). */
+  reading: number | undefined;
+  /** When the last fresh activity read was asked, whether it answered or not. */
+  readTriedAt: number | undefined;
+  /** The last fresh reading that answered: when it was asked, and its `lastActiveAt`. */
+  freshAt: number | undefined;
+  freshActiveAt: number | undefined;
   /** When we first saw it running, for a view that names no start time. */
   seenRunningSince: number | undefined;
   /** When slots freed here (slots.ts). */
@@ -49,6 +56,10 @@ export function nodeRecord(settings: NodeSettings, order: number): NodeRecord {
     peak: oursPeak(),
     slots: undefined,
     ownActivityAt: undefined,
+    reading: undefined,
+    readTriedAt: undefined,
+    freshAt: undefined,
+    freshActiveAt: undefined,
     seenRunningSince: undefined,
     frees: new FreeRecord(),
     wakeFailure: undefined,
@@ -139,11 +150,14 @@ export function runningSince(record: NodeRecord): number | undefined {
   return record.view?.runningSince ?? record.seenRunningSince;
 }
 
-/** The newest sign of work on it: its own activity, ours, or its start. */
+/** The newest sign of work on it: its own activity (as a view or a fresh read saw it), ours, or its start. */
 export function lastActivity(record: NodeRecord): number | undefined {
-  const marks = [record.view?.lastActiveAt, record.ownActivityAt, runningSince(record)].filter(
-    (mark): mark is number => mark !== undefined,
-  );
+  const marks = [
+    record.view?.lastActiveAt,
+    record.freshActiveAt,
+    record.ownActivityAt,
+    runningSince(record),
+  ].filter((mark): mark is number => mark !== undefined);
   return marks.length === 0 ? undefined : Math.max(...marks);
 }
 

@@ -143,7 +143,9 @@ describe('scheduler properties', () => {
             ? `reject ${action.reason}`
             : action.kind === 'wake'
               ? `wake (${action.cause})`
-              : `stop (${action.reason})`,
+              : action.kind === 'read'
+                ? 'read'
+                : `stop (${action.reason})`,
       );
     };
     fc.assert(
@@ -156,6 +158,7 @@ describe('scheduler properties', () => {
     expect([...seen].sort()).toEqual([
       'dispatch',
       'dispatch after waiting',
+      'read',
       'reject group_busy',
       'reject no_node',
       'reject queue_full',

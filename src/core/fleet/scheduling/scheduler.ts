@@ -9,18 +9,19 @@
  * arms one timer for nextDueAt(now()) that feeds `tick`. A request `arrive`s and is answered, now
  * or later, by one `dispatch` or one `reject`; `waiting(id, now)` gives its position meanwhile;
  * its end (reply over, failed, caller gone) is `end`. Node refreshes are `views`; a `wake` or
- * `stop` applied is fed back as `wake-ended` or `stop-ended`, after the step that asked for it.
+ * `stop` applied is fed back as `wake-ended` or `stop-ended`, and a `read` of a node's metrics
+ * (which feeds its activity record, spec §3) as `activity`, after the step that asked for it.
  *
  * One concern per file: arrival.ts (what an arrival gets), route-decision.ts (the same, read-only,
  * GUIDE D33), slots.ts, placement.ts (place-index.ts keeps its choice per model), queue.ts,
- * deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, idle-stop.ts, keep-warm.ts,
+ * deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, idle-stop.ts (and its fresh reads), keep-warm.ts,
  * nodes.ts, ledger.ts (the books), due.ts (the timer; idle-due.ts), lazy-heap.ts, affinity.ts and
  * affinity-key.ts, settings.ts (defaults).
  */
 import { arrivalOf, placeNow } from './arrival.ts';
 import { expiryOf } from './deadlines.ts';
 import { nextDueAt } from './due.ts';
-import { idleStopAt, idleStopDue } from './idle-stop.ts';
+import { activityReadDue, idleStopAt, idleStopDue } from './idle-stop.ts';
 import { inFlightOf, type NodeInFlight } from './in-flight-of.ts';
 import { keepWarmModel, keepWarmPending } from './keep-warm.ts';
 import { Ledger } from './ledger.ts';
@@ -59,6 +60,9 @@ export class Scheduler {
       case 'stop-ended':
         books.rereadAll();
         books.stopEnded(event.node, event.ok, now);
+        break;
+      case 'activity':
+        books.activity(event.node, event.reading);
         break;
       case 'tick':
         books.rereadAll();
@@ -272,11 +276,17 @@ export class Scheduler {
     }
   }
 
+  /** A stop is decided on a read asked once it fell due (idle-stop.ts), so reads come first. */
   private stopIdle(now: number, actions: Action[]): void {
     const books = this.books;
     for (const record of books.idleWatched) {
       if (idleStopDue(record, books.queuedFor(record), now)) {
         actions.push(books.stop(record, 'idle', now));
+        continue;
+      }
+      const read = activityReadDue(record);
+      if (read !== undefined && read <= now) {
+        actions.push(books.read(record, now));
       }
     }
   }

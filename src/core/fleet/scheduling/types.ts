@@ -105,6 +105,17 @@ export interface RequestInfo {
   readonly onlyIfPlaced?: boolean;
 }
 
+/**
+ * A fresh reading of a node's activity: its metrics read, which feeds its record the way the
+ * sampler does (spec §3), so its `lastActiveAt` covers every request up to `askedAt`, anyone's.
+ */
+export interface ActivityReading {
+  /** When it was asked (ms): everything before this shows in `lastActiveAt`. */
+  readonly askedAt: number;
+  /** spec §3 activity as the read left it, in ms; absent: never active. */
+  readonly lastActiveAt?: number;
+}
+
 export type SchedulerEvent =
   /** A request arrived. */
   | { readonly kind: 'arrive'; readonly request: RequestInfo }
@@ -127,6 +138,8 @@ export type SchedulerEvent =
     }
   /** A stop we asked for ended. */
   | { readonly kind: 'stop-ended'; readonly node: string; readonly ok: boolean }
+  /** A read we asked for ended: its reading, or none when the node could not be read. */
+  | { readonly kind: 'activity'; readonly node: string; readonly reading?: ActivityReading }
   /** Only time passed (the timer set from nextDueAt). */
   | { readonly kind: 'tick' };
 
@@ -182,6 +195,11 @@ export type Action =
       readonly model: string;
       readonly cause: 'demand' | 'scale-out' | 'keep-warm';
     }
+  /**
+   * Read the node's activity afresh (idle-stop.ts): its metrics, not its status; report it as an
+   * `activity` event.
+   */
+  | { readonly kind: 'read'; readonly node: string }
   /** Stop the node; report the end as a `stop-ended` event. `group` names a swap's group. */
   | {
       readonly kind: 'stop';
