@@ -3,20 +3,24 @@
  * D33): the built gateway in front of real daemons running the real llama-server. Two gateway
  * replicas share a node under `idleStop`: the quiet one never stops it while the other uses it,
  * and it is stopped within 2 s of idleStop after its last request, never before, measured against
- * the node's own record.
+ * the node's own record. A node put to sleep by its sleep command is woken by its wake command for
+ * the very next request, before any status refresh has seen its daemon go.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { freePort } from '../support/svc/daemon.ts';
 import {
   authorized,
+  ENGINE_KEY,
   NODE_TOKEN,
   startGatewayFleet,
   startTestGateway,
 } from '../support/svc/gateway-fleet.ts';
-import { chat, nodeState } from '../support/svc/scale-to-zero.ts';
+import { chat, nodeState, wokenDaemon } from '../support/svc/scale-to-zero.ts';
 import { tempDir } from '../support/svc/svc.ts';
 import { eventually } from '../support/time/eventually.ts';
 
@@ -85,5 +89,45 @@ describe('scale to zero at the daemon’s own sampling interval', () => {
     const stopAt = stopRequestedAt(shared.process.output());
     expect(stopAt - (await lastActiveAt(shared.url))).toBeGreaterThanOrEqual(IDLE_STOP_MS);
     expect(stopAt - lastEnded).toBeLessThanOrEqual(IDLE_STOP_MS + LATE_BOUND_MS);
+  });
+
+  it('wakes a node its sleep command put to sleep, for the very next request', async () => {
+    const dir = await tempDir();
+    const model = await writeTinyModel(join(dir, 'tiny.gguf'));
+    const daemonPort = await freePort();
+    const woken = await wokenDaemon(dir, daemonPort, 'default');
+    await writeFile(
+      join(dir, 'sleeper.svc'),
+      `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nBASEURL 127.0.0.1:${await freePort()}\n`,
+    );
+    await writeFile(
+      join(dir, 'fleet.yaml'),
+      [
+        'idleStop: 8s',
+        'nodes:',
+        '  - name: sleeper',
+        '    host: 127.0.0.1',
+        `    port: ${daemonPort}`,
+        '    tokenEnv: NODE_TOKEN',
+        '    engineTokenEnv: ENGINE_KEY',
+        '    file: sleeper.svc',
+        '    engine: {host: 127.0.0.1}',
+        `    wakeCommand: ${JSON.stringify(woken.wakeCommand)}`,
+        `    sleepCommand: ${JSON.stringify(woken.sleepCommand)}`,
+        '',
+      ].join('\n'),
+    );
+    await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
+    const daemonUrl = `http://127.0.0.1:${daemonPort}`;
+    const { gateway, url } = await startTestGateway({ cwd: dir, configDir: join(dir, 'config') });
+
+    expect(await chat(url, 'tiny')).toBe('200 chat.completion');
+    expect(await woken.runs()).toBe(1);
+    // Idle: stopped, then put to sleep; the next request comes as soon as the sleep succeeded.
+    await gateway.waitFor(/sleep command done.*node=sleeper/, 60_000);
+    expect(await nodeState(daemonUrl)).toBe('down');
+    expect(await chat(url, 'tiny')).toBe('200 chat.completion');
+    expect(await woken.runs()).toBe(2);
+    expect(await nodeState(daemonUrl)).toBe('running');
   });
 });

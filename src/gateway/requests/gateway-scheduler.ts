@@ -24,9 +24,10 @@ import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapsh
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Available } from '../models/snapshot-replies.ts';
+import { MachineSleep } from './machine-sleep.ts';
 import type { MachineWaker } from './machine-wake.ts';
 import { noNodeError } from './no-node.ts';
-import { type NodeCommands, SLEEP_COMMAND_LIMIT_MS as SLEEP_LIMIT_MS } from './node-commands.ts';
+import type { NodeCommands } from './node-commands.ts';
 import { rejectionError } from './rejection.ts';
 import {
   type Admission,
@@ -67,6 +68,8 @@ export class GatewayScheduler {
   /** When each node's last wake of ours ended. */
   private readonly wakeEnded = new Map<string, number>();
   private readonly targets = new WeakMap<NodeSnapshot, EngineTarget | GatewayError>();
+  /** The machines under the nodes, asleep or awake (docs/design.md D33). */
+  private readonly sleep: MachineSleep;
   private stopWatch: (() => void) | undefined;
 
   constructor(private readonly deps: GatewaySchedulerDeps) {
@@ -89,7 +92,15 @@ export class GatewayScheduler {
       deps.timers,
     );
     this.views = new SchedulerViews(view, (views) => this.loop.views(views));
-    view.states.onSnapshot((snapshot, askedAt) => this.views.stored(snapshot, askedAt));
+    this.sleep = new MachineSleep({
+      ...deps,
+      states: view.states,
+      now: () => deps.timers.now(),
+    });
+    view.states.onSnapshot((snapshot, askedAt) => {
+      this.sleep.answered(snapshot, askedAt);
+      this.views.stored(snapshot, askedAt);
+    });
     this.watch();
   }
 
@@ -224,13 +235,7 @@ export class GatewayScheduler {
     }
     this.waking.set(model, name);
     try {
-      const last = this.deps.view.states.last(node);
-      if (node.wakeCommand !== undefined && last !== undefined && !last.ok) {
-        const timeoutMs = this.deps.wakeTimeoutMs;
-        const deadline = this.deps.timers.now() + timeoutMs;
-        await this.deps.machines.wake({ node, argv: node.wakeCommand, deadline, timeoutMs });
-      }
-      await this.deps.waker.wakeNode(node, model);
+      await this.sleep.wakeEngine(node, model);
     } catch (error) {
       // A wake that ran out of time leaves the engine loading (GUIDE D19): not a failure to try
       // the next node for; those waiting keep waiting for it until their own deadline.
@@ -288,10 +293,8 @@ export class GatewayScheduler {
     const reply = await this.deps.driver.stop(node);
     if (!reply.ok) {
       this.deps.logger.warn('stop failed', { node: name, detail: reply.detail });
-    } else if (reason === 'idle' && node.sleepCommand !== undefined) {
-      // GUIDE D26: after an idle stop only; its run logs its own outcome, and a wake waits for it.
-      const argv = node.sleepCommand;
-      void this.deps.commands.run({ node: name, command: 'sleep', argv, limitMs: SLEEP_LIMIT_MS });
+    } else if (reason === 'idle') {
+      this.sleep.sleep(node);
     }
     return reply.ok;
   }

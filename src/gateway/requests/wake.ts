@@ -14,6 +14,16 @@ import type { WakeObserver } from '../metrics/gateway-metrics.ts';
 import { waitReady, wakeTimedOut } from './wait-ready.ts';
 import { WAKE_EDGES, type WakeEdges } from './wake-edges.ts';
 
+/**
+ * A start the node's daemon did not answer (refused, reset, silence): on a node with a wake
+ * command, a machine asleep (docs/design.md D33), which the command wakes.
+ */
+export class StartUnanswered extends GatewayError {
+  constructor(detail: string) {
+    super(409, `start refused: ${detail}`);
+  }
+}
+
 export class Waker {
   private readonly inflight = new Map<string, Promise<EngineTarget>>();
 
@@ -82,6 +92,9 @@ export class Waker {
       if (this.edges.now() >= deadline) {
         // A blocking boot (a remote environment) ran out of the wake timeout (GUIDE D19: 504).
         throw wakeTimedOut(node, this.timeoutMs);
+      }
+      if (started.outcome === 'unreachable') {
+        throw new StartUnanswered(started.detail);
       }
       throw new GatewayError(409, `start refused: ${started.detail}`);
     }

@@ -45,6 +45,8 @@ export async function nodeState(daemonUrl: string): Promise<string> {
 export interface WokenDaemon {
   /** The wake command's argv for the fleet file. */
   readonly wakeCommand: readonly string[];
+  /** A sleep command's argv that ends the daemon again (test/fixtures/stop-detached.mjs). */
+  readonly sleepCommand: readonly string[];
   /** How many times the wake command ran so far. */
   runs(): Promise<number>;
 }
@@ -53,7 +55,12 @@ export interface WokenDaemon {
  * A daemon that only the wake command starts: its JSON spec in `dir`, on `port` with the node
  * token. When the test ends, the daemon and everything under it are killed by PID.
  */
-export async function wokenDaemon(dir: string, port: number): Promise<WokenDaemon> {
+export async function wokenDaemon(
+  dir: string,
+  port: number,
+  /** `default`: the daemon samples at its own interval (15 s), not the tests' short one. */
+  sampling: 'short' | 'default' = 'short',
+): Promise<WokenDaemon> {
   const files = {
     pidFile: join(dir, 'woken.pid'),
     runsFile: join(dir, 'wake-runs.txt'),
@@ -72,7 +79,7 @@ export async function wokenDaemon(dir: string, port: number): Promise<WokenDaemo
         SVC_API_TOKEN: NODE_TOKEN,
         SVC_LOG_LEVEL: 'debug',
         SVC_STOP_GRACE_SECONDS: '1',
-        SVC_SAMPLE_INTERVAL_SECONDS: '0.3',
+        ...(sampling === 'short' ? { SVC_SAMPLE_INTERVAL_SECONDS: '0.3' } : {}),
       },
       ...files,
     }),
@@ -94,6 +101,11 @@ export async function wokenDaemon(dir: string, port: number): Promise<WokenDaemo
     wakeCommand: [
       process.execPath,
       join(REPO_ROOT, 'test', 'fixtures', 'start-detached.mjs'),
+      spec,
+    ],
+    sleepCommand: [
+      process.execPath,
+      join(REPO_ROOT, 'test', 'fixtures', 'stop-detached.mjs'),
       spec,
     ],
     runs: async () =>
