@@ -15,8 +15,11 @@ export interface RequestSummary {
   /** Gateway requests: the model the body named and the node that served (or was woken for) it. */
   readonly model?: string;
   readonly node?: string;
-  /** `aborted` when the caller left before the reply was complete (its status is what was sent). */
-  readonly outcome?: 'aborted';
+  /**
+   * `aborted` when the caller left before the reply was complete (its status is what was sent);
+   * `stopped` when the gateway ended it, and told the caller why (shutting down).
+   */
+  readonly outcome?: 'aborted' | 'stopped';
 }
 
 /** spec §1.6 table: 2xx/3xx debug, 4xx warn, 5xx error. */
@@ -43,7 +46,7 @@ export function requestLogged(logger: Logger, status: number, aborted: boolean):
 }
 
 export function logRequest(logger: Logger, summary: RequestSummary): void {
-  const shown = requestLogLevel(summary.status, summary.outcome === 'aborted');
+  const shown = requestLogLevel(summary.status, summary.outcome !== undefined);
   logger[shown]('api request', {
     method: summary.method,
     path: summary.path,

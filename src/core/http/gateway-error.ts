@@ -21,6 +21,8 @@ export type GatewayErrorCode =
   | 'queue_timeout'
   | 'group_busy'
   | 'reply_timeout'
+  /** The gateway ended a request it held because it is shutting down (docs/design.md D33). */
+  | 'shutting_down'
   | 'internal_error';
 
 export interface GatewayErrorOptions {

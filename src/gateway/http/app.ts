@@ -60,6 +60,12 @@ interface Target {
   readonly asset: PageAsset | undefined;
 }
 
+/** The access line's: the caller's address as it arrived, whether the gateway ended it itself. */
+interface LoggedContext extends RequestContext {
+  remote?: string;
+  stopped?: boolean;
+}
+
 /** Whether the caller is waiting for `100 Continue` before sending its body. */
 function expectsContinue(request: IncomingMessage): boolean {
   return /100-continue/i.test(request.headers.expect ?? '');
@@ -69,7 +75,7 @@ function fail(
   deps: GatewayDeps,
   request: IncomingMessage,
   response: ServerResponse,
-  context: RequestContext,
+  context: LoggedContext,
   error: unknown,
 ): void {
   const refusal =
@@ -78,6 +84,9 @@ function fail(
       : new GatewayError(500, 'internal error; see the gateway log', { code: 'internal_error' });
   if (refusal.code === 'upstream_error' || refusal.code === 'reply_timeout') {
     context.upstreamError = true;
+  }
+  if (refusal.code === 'shutting_down') {
+    context.stopped = true;
   }
   if (!(error instanceof GatewayError)) {
     deps.logger.error('request failed inside the gateway', { reason: (error as Error).message });
@@ -109,7 +118,7 @@ function requestEnded(
   deps: GatewayDeps,
   request: IncomingMessage,
   response: ServerResponse,
-  context: RequestContext,
+  context: LoggedContext,
   target: Target,
 ): void {
   const aborted = !response.writableFinished;
@@ -123,7 +132,8 @@ function requestEnded(
     ended,
     aborted,
   );
-  if (!requestLogged(deps.logger, response.statusCode, aborted)) {
+  const stopped = context.stopped === true;
+  if (!requestLogged(deps.logger, response.statusCode, aborted || stopped)) {
     return;
   }
   logRequest(deps.logger, {
@@ -132,10 +142,10 @@ function requestEnded(
     status: response.statusCode,
     durationMs: ended - (context.startedAt ?? 0),
     bytes: request.socket.bytesWritten - (context.bytesBefore ?? 0),
-    remote: request.socket.remoteAddress ?? '',
+    remote: context.remote ?? request.socket.remoteAddress ?? '',
     ...(context.model === undefined ? {} : { model: context.model }),
     ...(context.node === undefined ? {} : { node: context.node }),
-    ...(aborted ? { outcome: 'aborted' as const } : {}),
+    ...(stopped ? { outcome: 'stopped' as const } : aborted ? { outcome: 'aborted' as const } : {}),
   });
 }
 
@@ -249,8 +259,9 @@ export function buildGateway(deps: GatewayDeps): Server {
     ...(deps.operatorToken === undefined ? {} : { operatorToken: deps.operatorToken }),
   });
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
-    const context: RequestContext = {
+    const context: LoggedContext = {
       startedAt: performance.now(),
+      remote: request.socket.remoteAddress ?? '',
       // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
       bytesBefore: request.socket.bytesWritten,
     };

@@ -217,9 +217,19 @@ export class GatewayScheduler {
     return this.waking.get(model);
   }
 
+  /** Stops watching and ends every request still waiting: the gateway is shutting down. */
   close(): void {
     this.stopWatch?.();
-    this.loop.close();
+    this.loop.close(
+      new GatewayError(
+        503,
+        'the gateway is shutting down; retry once it is back, or through another',
+        {
+          code: 'shutting_down',
+          retryAfterSeconds: 1,
+        },
+      ),
+    );
   }
 
   private async wake(name: string, model: string, cause: string): Promise<NodeView> {

@@ -146,6 +146,18 @@ describe('ScheduleLoop', () => {
     expect(h.loop.scheduler.waitingCount()).toBe(0);
   });
 
+  it('ends every waiting request with the reason when it closes, and places none after', async () => {
+    const h = harness({ nodes: [{ name: 'a' }] });
+    h.loop.views([view('a', { slots: 1 })]);
+    h.loop.admit({ model: MODEL, streaming: false });
+    const waiting = track(h.loop.admit({ model: MODEL, streaming: true }));
+    const reason = new Error('the gateway is shutting down');
+    h.loop.close(reason);
+    await flush();
+    expect(waiting.error).toBe(reason);
+    expect(h.loop.scheduler.waitingCount()).toBe(0);
+  });
+
   it('wakes a node for a request nothing serves, and dispatches when the wake ends', async () => {
     const h = harness({ nodes: [{ name: 'a' }] });
     h.loop.views([view('a', { state: 'stopped', ready: false, serves: [], wakes: [MODEL] })]);

@@ -144,8 +144,18 @@ export class ScheduleLoop {
     this.feed({ kind: 'views', views });
   }
 
-  /** Stops the timers; requests still waiting are refused by the gateway's own close. */
-  close(): void {
+  /**
+   * Stops the timers, and ends every request still waiting with `reason` (the gateway is shutting
+   * down): its caller is told why, a stream in an SSE error event, rather than cut off in silence.
+   */
+  close(reason?: Error): void {
+    if (reason !== undefined) {
+      for (const [id, waiter] of [...this.pending]) {
+        this.pending.delete(id);
+        waiter.reject(reason);
+        this.feed({ kind: 'end', id });
+      }
+    }
     this.closed = true;
     this.cancelTimer?.();
     this.cancelPoll?.();
