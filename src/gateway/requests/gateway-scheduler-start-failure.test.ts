@@ -54,8 +54,8 @@ function gatewayOf(wakeError: Error) {
         woken.push(wakes.name);
         return Promise.reject(wakeError);
       },
-      refusal: () => Promise.reject(new Error('no refusals here')),
     },
+    available: () => Promise.resolve({ text: '', served: [] }),
     machines: { wake: () => Promise.reject(new Error('no machines here')) },
     commands: { run: () => Promise.reject(new Error('no commands here')) },
     driver,
