@@ -3,9 +3,7 @@
  * (schedule-loop.ts), fed the views of every stored node snapshot (scheduler-views.ts), its wakes
  * run by the waker and its stops by the node driver, both logged. Requests are admitted here and
  * told where to go; what they wait for is told back to a streamed caller as it waits.
- *
- * Nodes under idle stop or keep-warm are watched even while no request comes (the node states
- * rest when the gateway is idle), so an idle node is let go and a keep-warm node started on time.
+ * Nodes under idle stop or keep-warm are watched while no request comes (node-watch.ts).
  */
 import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
@@ -13,21 +11,18 @@ import { type EngineTarget, engineTarget } from '../../core/fleet/routing/engine
 import type { RouteDecision } from '../../core/fleet/scheduling/route-decision.ts';
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { queueLimitsFor } from '../../core/fleet/scheduling/settings.ts';
-import type {
-  Action,
-  ActivityReading,
-  NodeView,
-  RequestInfo,
-} from '../../core/fleet/scheduling/types.ts';
+import type { Action, NodeView, RequestInfo } from '../../core/fleet/scheduling/types.ts';
 import { freshen } from '../../core/fleet/state/freshen.ts';
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Available } from '../models/snapshot-replies.ts';
+import { readActivity } from './activity-read.ts';
 import { MachineSleep } from './machine-sleep.ts';
 import type { MachineWaker } from './machine-wake.ts';
 import { noNodeError } from './no-node.ts';
 import type { NodeCommands } from './node-commands.ts';
+import { watchNodes } from './node-watch.ts';
 import { rejectionError } from './rejection.ts';
 import {
   type Admission,
@@ -37,10 +32,6 @@ import {
 } from './schedule-loop.ts';
 import { SchedulerViews } from './scheduler-views.ts';
 import type { Waker } from './wake.ts';
-
-/** How often a node under idle stop or keep-warm is asked while no request comes, at most. */
-const WATCH_MAX_MS = 10_000;
-const WATCH_MIN_MS = 500;
 
 export interface GatewaySchedulerDeps {
   readonly scheduler: Scheduler;
@@ -70,7 +61,7 @@ export class GatewayScheduler {
   private readonly targets = new WeakMap<NodeSnapshot, EngineTarget | GatewayError>();
   /** The machines under the nodes, asleep or awake (docs/design.md D33). */
   private readonly sleep: MachineSleep;
-  private stopWatch: (() => void) | undefined;
+  private readonly stopWatch: () => void;
 
   constructor(private readonly deps: GatewaySchedulerDeps) {
     const { view } = deps;
@@ -80,7 +71,12 @@ export class GatewayScheduler {
       {
         wake: (action) => this.wake(action.node, action.model, action.cause),
         stop: (action) => this.stop(action.node, action.reason, action.group),
-        read: (action) => this.read(action.node),
+        read: (action) => {
+          const node = this.nodes.get(action.node);
+          return node === undefined
+            ? Promise.resolve(undefined)
+            : readActivity(deps.driver, node, deps.timers.now());
+        },
         refresh: (name) => {
           const node = this.nodes.get(name);
           if (node !== undefined) {
@@ -101,7 +97,12 @@ export class GatewayScheduler {
       this.sleep.answered(snapshot, askedAt);
       this.views.stored(snapshot, askedAt);
     });
-    this.watch();
+    this.stopWatch = watchNodes(
+      deps.scheduler.settings.nodes,
+      this.nodes,
+      (node) => void view.states.refresh(node, false),
+      deps.timers,
+    );
   }
 
   get scheduler(): Scheduler {
@@ -219,7 +220,7 @@ export class GatewayScheduler {
 
   /** Stops watching and ends every request still waiting: the gateway is shutting down. */
   close(): void {
-    this.stopWatch?.();
+    this.stopWatch();
     this.loop.close(
       new GatewayError(
         503,
@@ -272,25 +273,6 @@ export class GatewayScheduler {
     return this.views.viewAt(snapshot, this.deps.timers.now());
   }
 
-  /**
-   * A fresh reading of the node's activity (idle-stop.ts): its metrics, whose read feeds its
-   * record the way a sampler tick does (spec §3), so every request before it shows.
-   */
-  private async read(name: string): Promise<ActivityReading | undefined> {
-    const node = this.nodes.get(name);
-    if (node === undefined) {
-      return undefined;
-    }
-    const askedAt = this.deps.timers.now();
-    const reply = await this.deps.driver.stats(node);
-    if (!reply.ok) {
-      return undefined;
-    }
-    const text = reply.value.lastActiveAt;
-    const lastActiveAt = text === undefined ? Number.NaN : Date.parse(text);
-    return { askedAt, ...(Number.isFinite(lastActiveAt) ? { lastActiveAt } : {}) };
-  }
-
   private async stop(name: string, reason: 'idle' | 'swap', group?: string): Promise<boolean> {
     const node = this.nodes.get(name);
     if (node === undefined) {
@@ -307,29 +289,5 @@ export class GatewayScheduler {
       this.sleep.sleep(node);
     }
     return reply.ok;
-  }
-
-  /**
-   * Asks the nodes under idle stop or keep-warm at a period that fits their settings: a quarter
-   * of the shortest idle stop, between WATCH_MIN_MS and WATCH_MAX_MS.
-   */
-  private watch(): void {
-    const settings = this.scheduler.settings.nodes;
-    const watched = settings.filter((node) => node.keepWarm || node.idleStopMs !== undefined);
-    if (watched.length === 0) {
-      return;
-    }
-    const shortest = Math.min(...watched.map((node) => node.idleStopMs ?? WATCH_MAX_MS * 4));
-    const period = Math.min(WATCH_MAX_MS, Math.max(WATCH_MIN_MS, Math.floor(shortest / 4)));
-    const ask = (): void => {
-      for (const { name } of watched) {
-        const node = this.nodes.get(name);
-        if (node !== undefined) {
-          void this.deps.view.states.refresh(node, false);
-        }
-      }
-      this.stopWatch = this.deps.timers.after(period, ask);
-    };
-    ask();
   }
 }
