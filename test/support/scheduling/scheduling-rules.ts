@@ -52,9 +52,16 @@ export function checkWake(node: SimulatedNode): void {
   }
 }
 
-/** A stop never cuts a request of ours, a stream least of all, and never stops twice. */
-export function checkStop(node: SimulatedNode, callers: ReadonlyMap<number, Caller>): void {
-  if (node.ours.size > 0 || node.stopping) {
+/**
+ * A stop never cuts a request of ours, a stream least of all, unless an operator forced it
+ * (docs/design.md D33), and never stops twice.
+ */
+export function checkStop(
+  node: SimulatedNode,
+  callers: ReadonlyMap<number, Caller>,
+  forced = false,
+): void {
+  if ((node.ours.size > 0 && !forced) || node.stopping) {
     const stream = [...node.ours].some((id) => callers.get(id)?.streaming === true);
     const what = node.stopping ? 'a stop under way' : stream ? 'a stream' : 'requests';
     throw new Violation(`stopped ${node.spec.name} with ${what} in flight`);

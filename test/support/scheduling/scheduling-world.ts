@@ -8,13 +8,7 @@
  */
 import { Scheduler } from '../../../src/core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../../../src/core/fleet/scheduling/settings.ts';
-import type {
-  Action,
-  GroupSettings,
-  NodeView,
-  QueueLimits,
-  SchedulerEvent,
-} from '../../../src/core/fleet/scheduling/types.ts';
+import type { Action, NodeView, SchedulerEvent } from '../../../src/core/fleet/scheduling/types.ts';
 import {
   type Caller,
   checkAnswer,
@@ -24,41 +18,16 @@ import {
   checkTarget,
   checkWake,
 } from './scheduling-rules.ts';
+import type { Command, WorldSpec } from './scheduling-world-commands.ts';
 import {
-  type NodeSpec,
   type SimulatedNode,
   SimulatedNodes,
   type Transition,
   Violation,
 } from './simulated-nodes.ts';
 
+export type { Command, WorldSpec } from './scheduling-world-commands.ts';
 export { type NodeSpec, Violation } from './simulated-nodes.ts';
-
-export interface WorldSpec {
-  readonly nodes: readonly NodeSpec[];
-  readonly groups: ReadonlyMap<string, GroupSettings>;
-  readonly queue: QueueLimits;
-  readonly wakeTimeoutMs: number;
-  readonly prefer: 'idle' | 'active';
-  readonly affinity: boolean;
-  readonly models: readonly string[];
-}
-
-export type Command =
-  /** `model` indexes the spec's models; a negative one names a model no node describes. */
-  | {
-      readonly kind: 'arrive';
-      readonly model: number;
-      readonly streaming: boolean;
-      readonly key?: number;
-    }
-  | { readonly kind: 'end'; readonly pick: number }
-  | { readonly kind: 'hang-up'; readonly pick: number }
-  | { readonly kind: 'advance'; readonly ms: number }
-  /** `lag`: how many refreshes back the delivered one was taken. */
-  | { readonly kind: 'refresh'; readonly lag: number }
-  | { readonly kind: 'crash'; readonly node: number }
-  | { readonly kind: 'others'; readonly node: number; readonly busy: number };
 
 export class SchedulingWorld {
   now = 0;
@@ -66,6 +35,8 @@ export class SchedulingWorld {
   private readonly nodes: SimulatedNodes;
   private readonly callers = new Map<number, Caller>();
   private readonly history: NodeView[][] = [];
+  /** Operators' starts (docs/design.md D33) and whether each has had its answer. */
+  private readonly starts = new Map<number, 'waiting' | 'done'>();
   private nextId = 1;
 
   /** `observe` hears every action, for a test that counts what the runs reach. */
@@ -116,6 +87,13 @@ export class SchedulingWorld {
         }
         break;
       }
+      case 'start': {
+        const node = this.nodes.at(command.node);
+        const id = this.nextId++;
+        this.starts.set(id, 'waiting');
+        this.feed({ kind: 'start', id, node: node?.spec.name ?? 'n0', force: command.force });
+        break;
+      }
     }
     checkBooks(this.nodes.all, (node) => this.scheduler.inFlight(node));
   }
@@ -131,6 +109,10 @@ export class SchedulingWorld {
       this.run({ kind: 'advance', ms: span });
     }
     const left = [...this.callers.values()].filter((caller) => caller.status === 'waiting');
+    const starts = [...this.starts].filter(([, status]) => status === 'waiting');
+    if (starts.length > 0) {
+      throw new Violation(`starts never answered: ${starts.map(([id]) => id).join(', ')}`);
+    }
     if (left.length > 0 || this.scheduler.queued().size > 0) {
       throw new Violation(`requests never answered: ${left.map((caller) => caller.id).join(', ')}`);
     }
@@ -261,6 +243,15 @@ export class SchedulingWorld {
       }
       return;
     }
+    if (action.kind === 'start' || action.kind === 'start-refused') {
+      if (this.starts.get(action.id) !== 'waiting') {
+        throw new Violation(`start ${action.id} answered twice`);
+      }
+      this.starts.set(action.id, 'done');
+      if (action.kind === 'start-refused' || action.already === true) {
+        return;
+      }
+    }
     const node = this.nodes.named(action.node);
     if (action.kind === 'read') {
       // Its record as a read leaves it: every request of anyone's so far shows, and one in its
@@ -275,7 +266,7 @@ export class SchedulingWorld {
       after.push({ kind: 'activity', node: node.spec.name, reading });
       return;
     }
-    if (action.kind === 'wake') {
+    if (action.kind === 'wake' || action.kind === 'start') {
       checkWake(node);
       node.waking = true;
       node.state = 'starting';
@@ -283,7 +274,16 @@ export class SchedulingWorld {
       this.nodes.plan(node, this.now + node.spec.startMs, 'ready');
       return;
     }
-    checkStop(node, this.callers);
+    checkStop(node, this.callers, action.forced === true);
+    // A forced stop cuts what runs there (docs/design.md D33): those requests fail upstream.
+    for (const id of [...node.ours]) {
+      const caller = this.callers.get(id);
+      node.ours.delete(id);
+      if (caller !== undefined) {
+        caller.status = 'done';
+      }
+      after.push({ kind: 'end', id });
+    }
     if (node.state === 'stopped') {
       after.push({ kind: 'stop-ended', node: node.spec.name, ok: true });
       return;

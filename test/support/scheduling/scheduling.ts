@@ -110,6 +110,11 @@ export class Harness {
     });
   }
 
+  /** An operator's start (docs/design.md D33). */
+  start(id: number, node: string, force = false): Action[] {
+    return this.step({ kind: 'start', id, node, force });
+  }
+
   wakeFailed(node: string, detail = 'it crashed'): Action[] {
     return this.step({ kind: 'wake-ended', node, ok: false, detail });
   }
@@ -137,9 +142,13 @@ export function brief(actions: readonly Action[]): string[] {
       case 'wake':
         return `wake ${action.node} ${action.model} (${action.cause})`;
       case 'stop':
-        return `stop ${action.node} (${action.reason})`;
+        return `stop ${action.node} (${action.reason}${action.forced === true ? ', forced' : ''})`;
       case 'read':
         return `read ${action.node}`;
+      case 'start':
+        return `start ${action.id} ${action.node}${action.already === true ? ' (already)' : ''}`;
+      case 'start-refused':
+        return `start-refused ${action.id} ${action.node}: ${action.holder} ${action.why}`;
     }
   });
 }

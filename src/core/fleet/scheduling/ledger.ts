@@ -25,6 +25,7 @@ import type {
   RejectReason,
   RequestId,
   SchedulerSettings,
+  StartId,
 } from './types.ts';
 import type { PlanContext } from './wakes.ts';
 
@@ -51,6 +52,8 @@ export class Ledger {
   readonly affinity = new AffinityMemory();
   /** Per waiting model: since when a ready node has served it (deadlines.ts). */
   readonly readySince = new Map<string, number>();
+  /** Operators' starts waiting for room in their group, in the order they came (starts.ts). */
+  readonly starts = new Map<StartId, { readonly node: string; readonly force: boolean }>();
   /** Nodes under idle stop: the only ones a timer is ever armed for (due.ts). */
   readonly idleWatched: readonly NodeRecord[];
   /** The earliest idle stop among them, renewed for each node this ledger changes (due.ts). */
@@ -242,6 +245,14 @@ export class Ledger {
     return { kind: 'wake', node: record.settings.name, model, cause };
   }
 
+  /** An operator's start, booked as a wake: it holds its group's share from now (starts.ts). */
+  start(record: NodeRecord, id: StartId, now: number): Action {
+    this.changed(record);
+    const name = record.settings.name;
+    record.waking = { model: record.view?.wakes?.[0] ?? '', since: now };
+    return { kind: 'start', id, node: name };
+  }
+
   wakeEnded(node: string, outcome: { view: NodeView } | { detail: string }, now: number): void {
     const record = this.byName.get(node);
     if (record?.waking === undefined) {
@@ -277,11 +288,23 @@ export class Ledger {
     }
   }
 
-  stop(record: NodeRecord, reason: 'idle' | 'swap', now: number, group?: string): Action {
+  stop(
+    record: NodeRecord,
+    reason: 'idle' | 'swap',
+    now: number,
+    group?: string,
+    forced = false,
+  ): Action {
     this.changed(record);
     record.stopping = { reason, since: now };
     const name = record.settings.name;
-    return { kind: 'stop', node: name, reason, ...(group === undefined ? {} : { group }) };
+    return {
+      kind: 'stop',
+      node: name,
+      reason,
+      ...(group === undefined ? {} : { group }),
+      ...(forced ? { forced: true as const } : {}),
+    };
   }
 
   stopEnded(node: string, ok: boolean, now: number): void {

@@ -96,6 +96,7 @@ function commands(weights: Weights, maxLength: number): fc.Arbitrary<Command[]> 
     refresh: fc.record({ kind: fc.constant('refresh' as const), lag: fc.nat(3) }),
     crash: fc.record({ kind: fc.constant('crash' as const), node: fc.nat(3) }),
     others: fc.record({ kind: fc.constant('others' as const), node: fc.nat(3), busy: fc.nat(2) }),
+    start: fc.record({ kind: fc.constant('start' as const), node: fc.nat(3), force: fc.boolean() }),
   };
   const weighted = Object.entries(weights)
     .filter(([, weight]) => weight > 0)
@@ -111,6 +112,7 @@ const MIXED: Weights = {
   refresh: 2,
   crash: 1,
   others: 1,
+  start: 0,
 };
 /** Many refreshes, some of them late, between few clock moves; nodes that crash. */
 const LATE: Weights = {
@@ -121,6 +123,18 @@ const LATE: Weights = {
   refresh: 4,
   crash: 2,
   others: 0,
+  start: 1,
+};
+/** Operators' starts, forced or not, among requests, ends and refreshes (docs/design.md D33). */
+const STARTS: Weights = {
+  arrive: 4,
+  end: 3,
+  'hang-up': 1,
+  advance: 3,
+  refresh: 2,
+  crash: 1,
+  others: 1,
+  start: 3,
 };
 
 /** Runs the commands in a fresh world, then lets every caller be answered. */
@@ -132,28 +146,37 @@ function play(spec: WorldSpec, run: readonly Command[], observe?: (action: Actio
   world.finish();
 }
 
+/** One decision's kind, in a word or two: what the runs must reach. */
+function decision(action: Action): string {
+  switch (action.kind) {
+    case 'dispatch':
+      return `dispatch${action.waitedMs > 0 ? ' after waiting' : ''}`;
+    case 'reject':
+      return `reject ${action.reason}`;
+    case 'wake':
+      return `wake (${action.cause})`;
+    case 'read':
+      return 'read';
+    case 'stop':
+      return `stop (${action.reason}${action.forced === true ? ', forced' : ''})`;
+    case 'start':
+      return `start${action.already === true ? ' (already)' : ''}`;
+    case 'start-refused':
+      return 'start refused';
+  }
+}
+
+/** Runs `run` over `spec`, adding each decision to `seen`. */
+function playNoting(seen: Set<string>): (spec: WorldSpec, run: readonly Command[]) => void {
+  return (spec, run) => {
+    play(spec, run, (action) => seen.add(decision(action)));
+  };
+}
+
 describe('scheduler properties', () => {
   it('keeps every rule over random interleavings, reaching every kind of decision', () => {
     const seen = new Set<string>();
-    const note = (action: Action): void => {
-      seen.add(
-        action.kind === 'dispatch'
-          ? `dispatch${action.waitedMs > 0 ? ' after waiting' : ''}`
-          : action.kind === 'reject'
-            ? `reject ${action.reason}`
-            : action.kind === 'wake'
-              ? `wake (${action.cause})`
-              : action.kind === 'read'
-                ? 'read'
-                : `stop (${action.reason})`,
-      );
-    };
-    fc.assert(
-      fc.property(worldSpec(), commands(MIXED, 80), (spec, run) => {
-        play(spec, run, note);
-      }),
-      { numRuns: RUNS },
-    );
+    fc.assert(fc.property(worldSpec(), commands(MIXED, 80), playNoting(seen)), { numRuns: RUNS });
     // The rules hold only meaningfully if the runs put them to the test: each decision happened.
     expect([...seen].sort()).toEqual([
       'dispatch',
@@ -191,6 +214,21 @@ describe('scheduler properties', () => {
     );
   });
 
+  it('keeps them when operators start nodes among requests: a group never over its max', () => {
+    const seen = new Set<string>();
+    fc.assert(fc.property(worldSpec(true), commands(STARTS, 60), playNoting(seen)), {
+      numRuns: RUNS,
+    });
+    expect([...seen].filter((kind) => kind.startsWith('st')).sort()).toEqual([
+      'start',
+      'start (already)',
+      'start refused',
+      'stop (idle)',
+      'stop (swap)',
+      'stop (swap, forced)',
+    ]);
+  });
+
   it('keeps them under load on one slot and a short queue', () => {
     const node: NodeSpec = {
       ...{ name: 'n0', model: 'm0', slots: 1, keepWarm: false, scaleOut: false },
@@ -205,7 +243,10 @@ describe('scheduler properties', () => {
       affinity: true,
       models: ['m0'],
     };
-    const busy = { arrive: 6, end: 2, 'hang-up': 1, advance: 2, refresh: 1, crash: 0, others: 1 };
+    const busy = {
+      ...{ arrive: 6, end: 2, 'hang-up': 1, advance: 2 },
+      ...{ refresh: 1, crash: 0, others: 1, start: 0 },
+    };
     fc.assert(
       fc.property(commands(busy, 40), (run) => {
         play(spec, run);

@@ -14,7 +14,8 @@
  *
  * One concern per file: arrival.ts (what an arrival gets), route-decision.ts (the same, read-only,
  * GUIDE D33), slots.ts, placement.ts (place-index.ts keeps its choice per model), queue.ts,
- * deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, idle-stop.ts (and its fresh reads), keep-warm.ts,
+ * deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, starts.ts (an
+ * operator's start), idle-stop.ts (and its fresh reads), keep-warm.ts,
  * nodes.ts, ledger.ts (the books), due.ts (the timer; idle-due.ts), lazy-heap.ts, affinity.ts and
  * affinity-key.ts, settings.ts (defaults).
  */
@@ -28,6 +29,7 @@ import { Ledger } from './ledger.ts';
 import { isUp, readyFor } from './nodes.ts';
 import type { Waiting } from './queue.ts';
 import { type RouteDecision, routeDecision } from './route-decision.ts';
+import { settleStarts } from './starts.ts';
 import type { Action, RequestId, RequestInfo, SchedulerEvent, SchedulerSettings } from './types.ts';
 import { planFor, scaleOutFor } from './wakes.ts';
 
@@ -48,6 +50,9 @@ export class Scheduler {
         break;
       case 'end':
         books.end(event.id, now);
+        break;
+      case 'start':
+        books.starts.set(event.id, { node: event.node, force: event.force });
         break;
       case 'views':
         books.views(event.views);
@@ -73,6 +78,8 @@ export class Scheduler {
       this.drain(now, actions);
     }
     this.expire(now, actions);
+    // An operator's start takes the room a stop makes before a request's wake does (starts.ts).
+    settleStarts(books, now, actions);
     this.plan(now, actions, refused);
     // Idleness and keep-warm change with time and views, never with a request's arrival or end.
     if (event.kind !== 'arrive' && event.kind !== 'end') {

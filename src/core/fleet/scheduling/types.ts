@@ -8,6 +8,9 @@ import type { Preference } from '../file/fleet-file.ts';
 /** The gateway's own id for one request (a counter is enough). */
 export type RequestId = number;
 
+/** The gateway's own id for one start an operator asked for (a counter is enough). */
+export type StartId = number;
+
 /** GUIDE D25 `queue`: how many requests for a model may wait, and for how long. */
 export interface QueueLimits {
   readonly max: number;
@@ -121,6 +124,16 @@ export type SchedulerEvent =
   | { readonly kind: 'arrive'; readonly request: RequestInfo }
   /** A request is over: its reply ended or failed, or its caller hung up (waiting or not). */
   | { readonly kind: 'end'; readonly id: RequestId }
+  /**
+   * An operator asked to start the node (API, CLI, dashboard, page: docs/design.md D33). `force`:
+   * stop the member holding its full group even when it is busy or within its residency.
+   */
+  | {
+      readonly kind: 'start';
+      readonly id: StartId;
+      readonly node: string;
+      readonly force: boolean;
+    }
   /** Fresh views of some or all nodes. */
   | { readonly kind: 'views'; readonly views: readonly NodeView[] }
   /** A wake we asked for ended: ready (with the view that said so), or not. */
@@ -200,10 +213,33 @@ export type Action =
    * `activity` event.
    */
   | { readonly kind: 'read'; readonly node: string }
-  /** Stop the node; report the end as a `stop-ended` event. `group` names a swap's group. */
+  /**
+   * Stop the node; report the end as a `stop-ended` event. `group` names a swap's group;
+   * `forced`: an operator's forced start stops it busy (its requests are cut, docs/design.md D33).
+   */
   | {
       readonly kind: 'stop';
       readonly node: string;
       readonly reason: 'idle' | 'swap';
       readonly group?: string;
-    };
+      readonly forced?: true;
+    }
+  /**
+   * Start the node an operator asked for (its group has room now); report the end as a
+   * `wake-ended` event, as for a wake. `already`: it holds its share already (running, or
+   * coming up): start it as asked, but report nothing back (a wake of ours may be under way).
+   */
+  | {
+      readonly kind: 'start';
+      readonly id: StartId;
+      readonly node: string;
+      readonly already?: true;
+    }
+  /** docs/design.md D33: 409 `group_busy`: its group is full and no member may make room now. */
+  | ({
+      readonly kind: 'start-refused';
+      readonly id: StartId;
+      readonly node: string;
+      readonly group: string;
+      readonly holder: string;
+    } & HoldReason);
