@@ -11,7 +11,7 @@ import { type OptionTable, parseCommandArgs, renderCommandHelp } from '../core/c
 import { closestName } from '../core/closest-name.ts';
 import type { CommandIo } from '../core/command.ts';
 import { SvcError } from '../core/errors.ts';
-import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
+import { fleetDriver, fleetGatewayAct } from '../core/fleet/drivers/by-kind.ts';
 import type { Fleet } from '../core/fleet/file/fleet-file.ts';
 import { fleetDotenv, loadFleet, sourceProblem } from '../core/fleet/load/load-fleet.ts';
 import { configDirFor } from '../core/paths.ts';
@@ -25,8 +25,8 @@ import { fleetStatus, statusText, withGateway } from './status.ts';
 export const help = renderCommandHelp(
   [
     'svc fleet status [node…] [-f fleet.yaml] [--json]',
-    'svc fleet start <node…> | --all [-f fleet.yaml] [--json]',
-    'svc fleet stop <node…> | --all [-f fleet.yaml] [--json]',
+    'svc fleet start <node…> | --all [--force] [-f fleet.yaml] [--json]',
+    'svc fleet stop <node…> | --all [--force] [-f fleet.yaml] [--json]',
     'svc fleet deploy <node…> | --all [-f fleet.yaml] [--json]',
     'svc fleet metrics [node…] [-w] [-f fleet.yaml] [--json]',
     'svc fleet logs [node…] [-f] [--fleet fleet.yaml] [--json]',
@@ -42,6 +42,10 @@ export const help = renderCommandHelp(
       description: 'Fleet file (default ./fleet.yaml)',
     },
     all: { type: 'boolean', description: 'start / stop / deploy: every node' },
+    force: {
+      type: 'boolean',
+      description: 'start: stop a busy member of a full group; stop: even with requests in flight',
+    },
     watch: { type: 'boolean', short: 'w', description: 'metrics: redraw every 2 s until Ctrl+C' },
     follow: { type: 'boolean', description: 'logs (-f): keep printing new lines until Ctrl+C' },
     json: { type: 'boolean', description: 'Print JSON instead of a table or lines' },
@@ -88,6 +92,7 @@ export async function run(io: CommandIo): Promise<number> {
   // GUIDE D21: each node through its kind's driver.
   const context = { fleet, configDir, env: io.env };
   const driver = fleetDriver(context);
+  const gatewayAct = fleetGatewayAct(context);
 
   switch (verb) {
     case 'status': {
@@ -122,6 +127,9 @@ export async function run(io: CommandIo): Promise<number> {
       }
       const results = await fleetAct(verb, fleet, nodes, {
         driver,
+        force: flag('force'),
+        // GUIDE D33: a group member's start goes through the gateway the file names.
+        ...(gatewayAct === undefined ? {} : { gatewayAct }),
         print: (line) => {
           if (!json) {
             write(`${line}\n`);

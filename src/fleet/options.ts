@@ -32,8 +32,24 @@ const JSON_OUTPUT = {
 
 export const FLEET_VERB_OPTIONS = {
   status: { ...FLEET, ...JSON_OUTPUT },
-  start: { ...FLEET, all: { type: 'boolean', description: 'Every node' }, ...JSON_OUTPUT },
-  stop: { ...FLEET, all: { type: 'boolean', description: 'Every node' }, ...JSON_OUTPUT },
+  start: {
+    ...FLEET,
+    all: { type: 'boolean', description: 'Every node' },
+    force: {
+      type: 'boolean',
+      description: 'In a full group, stop the member holding it even when it is busy',
+    },
+    ...JSON_OUTPUT,
+  },
+  stop: {
+    ...FLEET,
+    all: { type: 'boolean', description: 'Every node' },
+    force: {
+      type: 'boolean',
+      description: 'Stop a local node even with requests in flight through its gateway',
+    },
+    ...JSON_OUTPUT,
+  },
   deploy: { ...FLEET, all: { type: 'boolean', description: 'Every node' }, ...JSON_OUTPUT },
   metrics: {
     ...FLEET,

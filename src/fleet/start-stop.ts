@@ -3,9 +3,22 @@
  * already in the asked-for state is reported as such and counts as done (start and stop are
  * idempotent for the user, not only for the daemon: spec §3 answers a start over a running engine
  * with 409). A start sends the config the node's own Svcfile resolves to, with its engine key.
+ *
+ * Every start goes through the scheduler (docs/design.md D33): a local node's through the gateway
+ * that runs it; a group member's through the gateway the fleet file names, else (none named, or it
+ * does not answer) through the same decision made here from the members' status (group-start.ts). A
+ * stop of a local node goes through its gateway, which refuses one with requests in flight unless
+ * forced (docs/design.md D28); a daemon or remote node is stopped by the node itself.
  */
-import type { NodeDriver } from '../core/fleet/drivers/node-driver.ts';
+import type {
+  GatewayNodeAct,
+  NodeDriver,
+  NodeReply,
+  NodeSource,
+  NodeStatus,
+} from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
+import { makeRoom } from './group-start.ts';
 import { startProblems, unreachableByConfig } from './select.ts';
 
 export interface ActionResult {
@@ -22,6 +35,30 @@ export interface ActionDeps {
   readonly driver: Pick<NodeDriver, 'status' | 'wakeSource' | 'start' | 'stop'>;
   /** A human line as it happens (omitted under --json). */
   readonly print: (line: string) => void;
+  /** `--force` (docs/design.md D28, D33): stop a busy node; start into a group held by one. */
+  readonly force?: boolean;
+  /** Starts and stops through the gateway the fleet file names; absent when it names none. */
+  readonly gatewayAct?: GatewayNodeAct;
+  readonly now?: () => number;
+}
+
+/** A group member that is not a local node: the gateway named in the file starts it, else we do. */
+async function startGroupMember(
+  fleet: Fleet,
+  node: FleetNode,
+  wake: NodeSource,
+  deps: ActionDeps,
+): Promise<NodeReply<NodeStatus>> {
+  const force = deps.force === true;
+  if (deps.gatewayAct !== undefined) {
+    const through = await deps.gatewayAct(node, 'start', force);
+    if (through.ok || through.outcome !== 'unreachable') {
+      return through;
+    }
+    deps.print(`${node.name}: ${through.detail}; making room in its group here`);
+  }
+  await makeRoom(fleet, node, force, { ...deps, now: deps.now ?? Date.now });
+  return deps.driver.start(node, wake);
 }
 
 class NodeFailure extends Error {}
@@ -46,7 +83,10 @@ async function startOne(fleet: Fleet, node: FleetNode, deps: ActionDeps): Promis
   const wake = await deps.driver.wakeSource(node);
   const source = wake.source;
   deps.print(`${node.name}: using ${source}`);
-  const reply = await deps.driver.start(node, wake);
+  const reply =
+    node.group !== undefined && node.kind !== 'local'
+      ? await startGroupMember(fleet, node, wake, deps)
+      : await deps.driver.start(node, wake, deps.force === true ? { force: true } : {});
   if (!reply.ok && reply.status === 409) {
     // Started by someone else (a gateway wake) since we asked: the node is where the user wants it.
     const after = await deps.driver.status(node);
@@ -71,7 +111,7 @@ async function stopOne(node: FleetNode, deps: ActionDeps): Promise<ActionResult>
     );
     return { node: node.name, outcome: 'already', state };
   }
-  const reply = await deps.driver.stop(node);
+  const reply = await deps.driver.stop(node, deps.force === true ? { force: true } : {});
   if (!reply.ok) {
     throw new NodeFailure(reply.detail);
   }

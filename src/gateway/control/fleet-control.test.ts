@@ -90,7 +90,19 @@ function act(
     inFlightOf: (node: string, now: number) => test.inFlight.scheduler.inFlightOf(node, now),
   };
   const ask: ControlAsk = { name, action, rights: 'operate', ...extra };
-  return controlNode(test.view, test.client, { scheduler, now: () => test.clock.now }, ask);
+  return controlNode(
+    test.view,
+    test.client,
+    {
+      scheduler,
+      now: () => test.clock.now,
+      startNode: (node, force, run) => {
+        test.calls.push(`scheduler start ${node}${force ? ' (force)' : ''}`);
+        return run();
+      },
+    },
+    ask,
+  );
 }
 
 /** The refusal `promise` rejects with. */
@@ -126,7 +138,7 @@ describe('controlNode', () => {
     const { calls, recorded } = test;
     const reply = JSON.parse(await act(test, 'a', 'start')) as unknown;
     expect(reply).toEqual({ name: 'a', state: 'running', version: 'dev' });
-    expect(calls).toEqual(['start a /models/tiny.gguf']);
+    expect(calls).toEqual(['scheduler start a', 'start a /models/tiny.gguf']);
     expect(recorded).toEqual([{ node: node('a'), ok: true, status: running.value }]);
   });
 
@@ -138,7 +150,7 @@ describe('controlNode', () => {
     expect(JSON.parse(await act(test, 'a', 'start'))).toMatchObject({
       state: 'running',
     });
-    expect(calls).toEqual(['start a /models/tiny.gguf', 'status a']);
+    expect(calls).toEqual(['scheduler start a', 'start a /models/tiny.gguf', 'status a']);
   });
 
   it('stops a node', async () => {
@@ -263,11 +275,12 @@ describe('controlNode: a busy node (GUIDE D28)', () => {
     expect(test.calls).toEqual([]);
   });
 
-  it('starts a node whatever is in flight elsewhere (only a stop cuts requests off)', async () => {
+  it('starts a node whatever is in flight elsewhere, passing its force to the scheduler', async () => {
     const test = harness();
     test.inFlight.begin('a', 'qwen');
-    await act(test, 'a', 'start');
-    expect(test.calls).toEqual(['start a /models/tiny.gguf']);
+    await act(test, 'a', 'start', { force: 'true' });
+    expect(test.calls).toEqual(['scheduler start a (force)', 'start a /models/tiny.gguf']);
+    expect((await refusalOf(act(test, 'a', 'start', { force: '1' }))).status).toBe(400);
   });
 });
 

@@ -5,11 +5,18 @@
  * key), and the answer is recorded as the node's snapshot so the next `/v1/fleet` shows it. Thin on
  * purpose: every node kind answers through its driver (GUIDE D21). Both are an operator's acts,
  * and a stop does not cut off requests this gateway has in flight on the node unless the operator
- * forces it (GUIDE D28).
+ * forces it (docs/design.md D28). A start goes through the scheduler like every other
+ * (docs/design.md D33): in a full group it waits for an idle member's swap, or is refused 409
+ * `group_busy` unless forced.
  */
 import { closestName } from '../../core/closest-name.ts';
 import { formatDurationText } from '../../core/duration.ts';
-import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
+import type {
+  NodeDriver,
+  NodeReply,
+  NodeSource,
+  NodeStatus,
+} from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeInFlight } from '../../core/fleet/scheduling/in-flight-of.ts';
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
@@ -78,17 +85,32 @@ export async function fleetStats(
   return JSON.stringify({ nodes });
 }
 
+/** What node control needs of the gateway's scheduler (requests/gateway-scheduler.ts). */
+export interface ControlScheduling {
+  readonly scheduler: Pick<Scheduler, 'queuedFor' | 'inFlightOf'>;
+  now(): number;
+  /** Runs `run` once the node's group has room (docs/design.md D33), or throws the 409 refusal. */
+  startNode(
+    name: string,
+    force: boolean,
+    run: () => Promise<NodeReply<NodeStatus>>,
+  ): Promise<NodeReply<NodeStatus>>;
+}
+
 /** One `POST /v1/fleet/nodes/{name}/start|stop` as asked. */
 export interface ControlAsk {
   readonly name: string;
   readonly action: 'start' | 'stop';
   /** What the caller's token may do (caller-rights.ts). */
   readonly rights: CallerRights;
-  /** The `force` query parameter as given (stop only); absent when not given. */
+  /** The `force` query parameter as given; absent when not given. */
   readonly force?: string | null;
 }
 
-/** `?force=`: `true` stops a busy node anyway; `false` or none does not; anything else is refused. */
+/**
+ * `?force=`: `true` stops a busy node anyway (a stop), or the busy member holding the node's
+ * group (a start, docs/design.md D33); `false` or none does not; anything else is refused.
+ */
 function forced(force: string | null | undefined): boolean {
   if (force === undefined || force === null || force === 'false') {
     return false;
@@ -127,11 +149,11 @@ function busyRefusal(name: string, busy: NodeInFlight | undefined, queued: numbe
 export async function controlNode(
   view: ControlView,
   client: NodeControlClient,
-  /** Requests in flight and queued here for the node (GUIDE D25: the scheduler's counts). */
-  scheduling: {
-    readonly scheduler: Pick<Scheduler, 'queuedFor' | 'inFlightOf'>;
-    now(): number;
-  },
+  /**
+   * The scheduler: requests in flight and queued here for the node (docs/design.md D25: the
+   * scheduler's counts), and the way every start goes (docs/design.md D33).
+   */
+  scheduling: ControlScheduling,
   ask: ControlAsk,
 ): Promise<string> {
   const { name, action } = ask;
@@ -144,10 +166,11 @@ export async function controlNode(
     );
   }
   const node = nodeNamed(view, name);
+  const force = forced(ask.force);
   const askedAt = view.states.now();
   let reply: NodeReply<NodeStatus>;
   if (action === 'start') {
-    let source;
+    let source: NodeSource;
     try {
       source = await view.source(node);
     } catch (error) {
@@ -155,13 +178,12 @@ export async function controlNode(
         code: 'upstream_error',
       });
     }
-    reply = await client.start(node, source);
-    // Already running: starting is idempotent, as `svc fleet start` is; report what runs.
-    if (!reply.ok && reply.status === 409) {
-      reply = await client.status(node);
-    }
+    reply = await scheduling.startNode(name, force, async () => {
+      const started = await client.start(node, source);
+      // Already running: starting is idempotent, as `svc fleet start` is; report what runs.
+      return !started.ok && started.status === 409 ? client.status(node) : started;
+    });
   } else {
-    const force = forced(ask.force);
     const { scheduler } = scheduling;
     const busy = scheduler.inFlightOf(node.name, scheduling.now());
     const queued = scheduler.queuedFor(node.name);

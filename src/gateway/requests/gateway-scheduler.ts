@@ -5,7 +5,7 @@
  * told where to go; what they wait for is told back to a streamed caller as it waits.
  * Nodes under idle stop or keep-warm are watched while no request comes (node-watch.ts).
  */
-import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
+import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import { type EngineTarget, engineTarget } from '../../core/fleet/routing/engine-target.ts';
 import type { RouteDecision } from '../../core/fleet/scheduling/route-decision.ts';
@@ -23,6 +23,7 @@ import type { MachineWaker } from './machine-wake.ts';
 import { noNodeError } from './no-node.ts';
 import type { NodeCommands } from './node-commands.ts';
 import { watchNodes } from './node-watch.ts';
+import { operatorStart } from './operator-start.ts';
 import { rejectionError } from './rejection.ts';
 import {
   type Admission,
@@ -70,7 +71,7 @@ export class GatewayScheduler {
       deps.scheduler,
       {
         wake: (action) => this.wake(action.node, action.model, action.cause),
-        stop: (action) => this.stop(action.node, action.reason, action.group),
+        stop: (action) => this.stop(action.node, action.reason, action.group, action.forced),
         read: (action) => {
           const node = this.nodes.get(action.node);
           return node === undefined
@@ -165,6 +166,23 @@ export class GatewayScheduler {
       throw target;
     }
     return target;
+  }
+
+  /** An operator's start (docs/design.md D33), through the scheduler: operator-start.ts. */
+  startNode(
+    name: string,
+    force: boolean,
+    run: () => Promise<NodeReply<NodeStatus>>,
+  ): Promise<NodeReply<NodeStatus>> {
+    const { loop, views, nodes } = this;
+    const { view, timers } = this.deps;
+    const groups = this.scheduler.settings.groups;
+    return operatorStart(
+      { loop, views, nodes, view, groups, now: () => timers.now() },
+      name,
+      force,
+      run,
+    );
   }
 
   /** The reply a refused request gets (rejection.ts), worded from the scheduler's decision. */
@@ -273,7 +291,12 @@ export class GatewayScheduler {
     return this.views.viewAt(snapshot, this.deps.timers.now());
   }
 
-  private async stop(name: string, reason: 'idle' | 'swap', group?: string): Promise<boolean> {
+  private async stop(
+    name: string,
+    reason: 'idle' | 'swap',
+    group?: string,
+    forced?: true,
+  ): Promise<boolean> {
     const node = this.nodes.get(name);
     if (node === undefined) {
       return false;
@@ -281,6 +304,8 @@ export class GatewayScheduler {
     this.deps.logger.info(reason === 'idle' ? 'stopping idle node' : 'stopping node for a swap', {
       node: name,
       ...(group === undefined ? {} : { group }),
+      // docs/design.md D33: an operator's forced start stops a busy member; its requests are cut.
+      ...(forced === undefined ? {} : { forced: 'true' }),
     });
     const reply = await this.deps.driver.stop(node);
     if (!reply.ok) {

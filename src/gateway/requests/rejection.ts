@@ -5,10 +5,10 @@
  * describes the model, whose wake is off, what is available): no-node.ts words it.
  */
 import { formatDurationText } from '../../core/duration.ts';
-import { holdText } from '../../core/fleet/scheduling/route-decision.ts';
+import { holdText, startRefusalText } from '../../core/fleet/scheduling/refusal-text.ts';
 import type { QueueLimits } from '../../core/fleet/scheduling/types.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
-import type { RejectAction } from './schedule-loop.ts';
+import type { RejectAction, StartRefusedAction } from './schedule-loop.ts';
 import { wakeTimedOut } from './wait-ready.ts';
 
 export interface RejectionContext {
@@ -79,4 +79,10 @@ export async function rejectionError(
     case 'no_node':
       return context.unavailable();
   }
+}
+
+/** docs/design.md D33: the 409 for an operator's start into a full group no member may leave. */
+export function startRefusalError(action: StartRefusedAction, max: number): GatewayError {
+  const force = '?force=true (svc fleet start --force)';
+  return new GatewayError(409, startRefusalText(action, max, force), { code: 'group_busy' });
 }

@@ -9,12 +9,16 @@ import { describe, expect, it } from 'vitest';
 import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';
 import type { NodeView } from '../../core/fleet/scheduling/types.ts';
+import { errorBody } from '../../core/http/gateway-error.ts';
+import { startRefusalError } from './rejection.ts';
 import {
   type Admission,
   type DispatchAction,
   HungUp,
   Refused,
   ScheduleLoop,
+  type StartAction,
+  StartRefused,
   type StopAction,
   type WakeAction,
 } from './schedule-loop.ts';
@@ -221,5 +225,58 @@ describe('ScheduleLoop', () => {
     expect(h.stops).toEqual([{ kind: 'stop', node: 'a', reason: 'idle' }]);
     await flush();
     expect(h.loop.scheduler.idleStopAt('a')).toBeUndefined();
+  });
+
+  it("an operator's start into a full group swaps the idle member out, then goes ahead", async () => {
+    const group = {
+      nodes: [
+        { name: 'a', group: 'gpu' },
+        { name: 'b', group: 'gpu' },
+      ],
+    };
+    const h = harness({ ...group, groups: new Map([['gpu', { max: 1, minResidencyMs: 0 }]]) });
+    const stoppedB = { state: 'stopped' as const, ready: false, serves: [], wakes: ['other'] };
+    h.loop.views([view('a', { runningSince: 0, wakes: [MODEL] }), view('b', stoppedB)]);
+    let allowed: StartAction | undefined;
+    void h.loop.start('b', false).then((action) => {
+      allowed = action;
+    });
+    expect(h.stops).toEqual([{ kind: 'stop', node: 'a', reason: 'swap', group: 'gpu' }]);
+    await flush();
+    expect(allowed).toEqual({ kind: 'start', id: 1, node: 'b' });
+    // b holds the group from the go-ahead until its start is reported.
+    const busy = h.loop.admit({ model: MODEL, streaming: false });
+    expect('waiting' in busy).toBe(true);
+  });
+
+  it("refuses an operator's start while the member holding the group is busy: 409 group_busy", async () => {
+    const group = {
+      nodes: [
+        { name: 'a', group: 'gpu' },
+        { name: 'b', group: 'gpu' },
+      ],
+    };
+    const h = harness({ ...group, groups: new Map([['gpu', { max: 1, minResidencyMs: 0 }]]) });
+    const stoppedB = { state: 'stopped' as const, ready: false, serves: [], wakes: ['other'] };
+    h.loop.views([view('a', { runningSince: 0, slots: 2 }), view('b', stoppedB)]);
+    h.loop.admit({ model: MODEL, streaming: true });
+    const refused = await h.loop.start('b', false).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StartRefused);
+    const reply = startRefusalError((refused as StartRefused).action, 1);
+    expect(reply.status).toBe(409);
+    expect(JSON.parse(errorBody(reply))).toEqual({
+      error: {
+        message:
+          'cannot start "b": its group "gpu" runs at most 1 member and is held by "a": it has 1 request in flight and 0 queued; start it once they end, or start it anyway with ?force=true (svc fleet start --force), which stops "a"',
+        type: 'invalid_request_error',
+        code: 'group_busy',
+      },
+    });
+    expect(h.stops).toEqual([]);
+    // Forced, the busy member is stopped anyway.
+    void h.loop.start('b', true);
+    expect(h.stops).toEqual([
+      { kind: 'stop', node: 'a', reason: 'swap', group: 'gpu', forced: true },
+    ]);
   });
 });

@@ -17,6 +17,7 @@ import type {
   RequestId,
   RequestInfo,
   SchedulerEvent,
+  StartId,
 } from '../../core/fleet/scheduling/types.ts';
 
 export type DispatchAction = Extract<Action, { kind: 'dispatch' }>;
@@ -24,11 +25,20 @@ export type RejectAction = Extract<Action, { kind: 'reject' }>;
 export type WakeAction = Extract<Action, { kind: 'wake' }>;
 export type StopAction = Extract<Action, { kind: 'stop' }>;
 export type ReadAction = Extract<Action, { kind: 'read' }>;
+export type StartAction = Extract<Action, { kind: 'start' }>;
+export type StartRefusedAction = Extract<Action, { kind: 'start-refused' }>;
 
 /** A request the scheduler refused; the gateway turns it into its reply (rejection.ts). */
 export class Refused extends Error {
   constructor(readonly action: RejectAction) {
     super(`refused: ${action.reason}`);
+  }
+}
+
+/** An operator's start the scheduler refused (docs/design.md D33 `group_busy`). */
+export class StartRefused extends Error {
+  constructor(readonly action: StartRefusedAction) {
+    super(`start refused: group ${action.group} is held by ${action.holder}`);
   }
 }
 
@@ -71,14 +81,18 @@ export type Admission =
   | { readonly id: RequestId; readonly placed: DispatchAction }
   | { readonly id: RequestId; readonly waiting: Promise<DispatchAction> };
 
-interface Pending {
-  readonly resolve: (action: DispatchAction) => void;
+interface Settle<T> {
+  readonly resolve: (action: T) => void;
   readonly reject: (error: Error) => void;
 }
 
+type Pending = Settle<DispatchAction>;
+
 export class ScheduleLoop {
   private nextId = 1;
+  private nextStart: StartId = 1;
   private readonly pending = new Map<RequestId, Pending>();
+  private readonly starts = new Map<StartId, Settle<StartAction>>();
   private readonly events: SchedulerEvent[] = [];
   private feeding = false;
   /** The answer to the arrival being fed, when it came in the same step. */
@@ -138,6 +152,34 @@ export class ScheduleLoop {
       waiter.reject(new HungUp());
     }
     this.feed({ kind: 'end', id });
+  }
+
+  /**
+   * An operator's start (docs/design.md D33): resolves with the go-ahead once the node's group has
+   * room (a swap may stop a member first), or rejects with StartRefused. The caller then starts the
+   * node and reports how that went with `started`.
+   */
+  start(node: string, force: boolean): Promise<StartAction> {
+    const id = this.nextStart;
+    this.nextStart += 1;
+    const answer = new Promise<StartAction>((resolve, reject) => {
+      this.starts.set(id, { resolve, reject });
+    });
+    this.feed({ kind: 'start', id, node, force });
+    return answer;
+  }
+
+  /** The start the loop allowed has ended: the view that followed it, or why it failed. */
+  started(action: StartAction, outcome: { view: NodeView } | { detail: string }): void {
+    if (action.already === true) {
+      return;
+    }
+    const { node } = action;
+    this.feed(
+      'view' in outcome
+        ? { kind: 'wake-ended', node, ok: true, view: outcome.view }
+        : { kind: 'wake-ended', node, ok: false, detail: outcome.detail },
+    );
   }
 
   views(views: readonly NodeView[]): void {
@@ -212,6 +254,17 @@ export class ScheduleLoop {
           () => this.feed({ kind: 'activity', node: action.node }),
         );
         break;
+      case 'start':
+      case 'start-refused': {
+        const waiter = this.starts.get(action.id);
+        this.starts.delete(action.id);
+        if (action.kind === 'start') {
+          waiter?.resolve(action);
+        } else {
+          waiter?.reject(new StartRefused(action));
+        }
+        break;
+      }
       case 'stop':
         this.effects.stop(action).then(
           (ok) => this.feed({ kind: 'stop-ended', node: action.node, ok }),

@@ -6,10 +6,15 @@
  */
 import { freeLoopbackPort } from '../../http/free-port.ts';
 import { daemonDriver } from './daemon-driver.ts';
-import { gatewayLocalDriver } from './gateway-local-driver.ts';
+import { gatewayLocalDriver, gatewayNodeAct } from './gateway-local-driver.ts';
 import { localDriver } from './local-driver.ts';
 import type { LocalEngines } from './local-engines.ts';
-import { byKind, type DriverContext, type FleetNodeDriver } from './node-driver.ts';
+import {
+  byKind,
+  type DriverContext,
+  type FleetNodeDriver,
+  type GatewayNodeAct,
+} from './node-driver.ts';
 import { remoteDriver, type RemoteDriverOptions } from './remote-driver.ts';
 
 export interface FleetDriverOptions extends RemoteDriverOptions {
@@ -38,4 +43,12 @@ export function fleetDriver(
         ? {}
         : { local: gatewayLocalDriver(context, gateway) }),
   });
+}
+
+/**
+ * Starts and stops through the gateway the fleet file names (docs/design.md D33: a group member's
+ * start is the scheduler's), or undefined when it names none.
+ */
+export function fleetGatewayAct(context: DriverContext): GatewayNodeAct | undefined {
+  return context.fleet.gateway === undefined ? undefined : gatewayNodeAct(context);
 }

@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 
 import { localNode } from '../../../../test/support/project-files/fleet-node.ts';
 import type { Fleet } from '../file/fleet-file.ts';
-import { gatewayBase, type GatewayCall, gatewayLocalDriver } from './gateway-local-driver.ts';
+import {
+  gatewayBase,
+  type GatewayCall,
+  gatewayLocalDriver,
+  gatewayNodeAct,
+} from './gateway-local-driver.ts';
 
 const FLEET: Fleet = {
   path: '/nowhere/fleet.yaml',
@@ -117,6 +122,28 @@ describe('a local node through its gateway', () => {
       'POST /v1/fleet/nodes/a/start op-token',
       'POST /v1/fleet/nodes/a/stop op-token',
     ]);
+  });
+
+  it('forces with ?force=true, and passes a 409 on as a refusal, never as "already running"', async () => {
+    const { calls, driver: d } = driver({
+      'POST /v1/fleet/nodes/a/start?force=true': { name: 'a', state: 'running' },
+      'POST /v1/fleet/nodes/a/stop?force=true': { name: 'a', state: 'stopped' },
+    });
+    const source = { source: 'a/Svcfile', config: { runner: 'llamacpp' as const } };
+    expect(await d.start(localNode('a'), source, { force: true })).toMatchObject({ ok: true });
+    expect(await d.stop(localNode('a'), { force: true })).toMatchObject({ ok: true });
+    expect(calls).toEqual([
+      'POST /v1/fleet/nodes/a/start?force=true gw-token',
+      'POST /v1/fleet/nodes/a/stop?force=true gw-token',
+    ]);
+    const busy: GatewayCall = () =>
+      Promise.resolve({ ok: false, outcome: 'failed', status: 409, detail: 'group_busy' });
+    const refusing = gatewayNodeAct({ fleet: FLEET, configDir: '/cfg', env: {} }, busy);
+    expect(await refusing(localNode('a'), 'start', false)).toEqual({
+      ok: false,
+      outcome: 'failed',
+      detail: 'group_busy',
+    });
   });
 
   it('reads log slices from the node logs endpoint with the query, as the operator', async () => {

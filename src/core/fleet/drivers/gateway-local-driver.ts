@@ -12,7 +12,14 @@ import { request } from 'undici';
 import type { LogsResponse, Stats } from '../../contract/schemas.ts';
 import type { Fleet, LocalNode, Variables } from '../file/fleet-file.ts';
 import { fleetDotenv, nodeSourceConfig } from '../load/load-fleet.ts';
-import type { DriverContext, NodeDriver, NodeReply, NodeStats, NodeStatus } from './node-driver.ts';
+import type {
+  DriverContext,
+  GatewayNodeAct,
+  NodeDriver,
+  NodeReply,
+  NodeStats,
+  NodeStatus,
+} from './node-driver.ts';
 import { logsSearch, STATUS_TIMEOUT_MS } from './node-driver.ts';
 
 /** Where a gateway answers, without the `/v1` agents add. */
@@ -92,6 +99,46 @@ async function valueOf(name: string, env: Variables, fleet: Fleet): Promise<stri
   return value === '' ? undefined : value;
 }
 
+/** The operator token where the file names one, else the gateway token (docs/design.md D28). */
+function operatorToken(context: DriverContext): Promise<string | undefined> {
+  const { fleet, env } = context;
+  const section = fleet.gateway;
+  if (fleet.operator !== undefined) {
+    return fleet.operator.token === undefined
+      ? valueOf(fleet.operator.tokenEnv, env, fleet)
+      : Promise.resolve(fleet.operator.token);
+  }
+  return section === undefined ? Promise.resolve(undefined) : valueOf(section.tokenEnv, env, fleet);
+}
+
+/**
+ * `POST /v1/fleet/nodes/{name}/start|stop` with the operator token: how `svc fleet` drives a node
+ * the gateway must know of (a local node; a group member's start, docs/design.md D33). The gateway
+ * answers a node already running with its status, so a 409 from it is a refusal (`group_busy`,
+ * `node_busy`), never "already running": it is passed on without its status code.
+ */
+export function gatewayNodeAct(
+  context: DriverContext,
+  call: GatewayCall = httpCall(gatewayBase(context.fleet.gateway?.url ?? '')),
+): GatewayNodeAct {
+  return async (node, action, force) => {
+    const query = force ? '?force=true' : '';
+    const path = `/v1/fleet/nodes/${encodeURIComponent(node.name)}/${action}${query}`;
+    const reply = await call<NodeStatus & { name: string }>(
+      'POST',
+      path,
+      await operatorToken(context),
+      60_000,
+    );
+    if (!reply.ok) {
+      const { status: _status, ...refusal } = reply;
+      return reply.status === 409 ? refusal : reply;
+    }
+    const { name: _name, ...value } = reply.value;
+    return { ok: true as const, value };
+  };
+}
+
 export function gatewayLocalDriver(
   context: DriverContext,
   url: string,
@@ -101,10 +148,7 @@ export function gatewayLocalDriver(
   const section = fleet.gateway;
   const useToken = (): Promise<string | undefined> =>
     section === undefined ? Promise.resolve(undefined) : valueOf(section.tokenEnv, env, fleet);
-  const operateToken = async (): Promise<string | undefined> =>
-    fleet.operator === undefined
-      ? useToken()
-      : (fleet.operator.token ?? (await valueOf(fleet.operator.tokenEnv, env, fleet)));
+  const operateToken = (): Promise<string | undefined> => operatorToken(context);
 
   const status = async (node: LocalNode, timeoutMs = STATUS_TIMEOUT_MS) => {
     const reply = await call<{ nodes: FleetEntry[] }>(
@@ -121,26 +165,13 @@ export function gatewayLocalDriver(
       reply.value.nodes.find((entry) => entry.name === node.name),
     );
   };
-  const act = async (node: LocalNode, action: 'start' | 'stop') => {
-    const path = `/v1/fleet/nodes/${encodeURIComponent(node.name)}/${action}`;
-    const reply = await call<NodeStatus & { name: string }>(
-      'POST',
-      path,
-      await operateToken(),
-      60_000,
-    );
-    if (!reply.ok) {
-      return reply;
-    }
-    const { name: _name, ...value } = reply.value;
-    return { ok: true as const, value };
-  };
+  const act = gatewayNodeAct(context, call);
   return {
     status,
     wakeSource: (node) => nodeSourceConfig(fleet, node, context),
     // The gateway starts the node from its own reading of the node's file.
-    start: (node) => act(node, 'start'),
-    stop: (node) => act(node, 'stop'),
+    start: (node, _source, options) => act(node, 'start', options?.force === true),
+    stop: (node, options) => act(node, 'stop', options?.force === true),
     stats: async (node) => {
       const reply = await call<{ nodes: { name: string; stats?: Stats; error?: string }[] }>(
         'GET',

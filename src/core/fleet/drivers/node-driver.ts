@@ -64,6 +64,19 @@ export interface NodeSource {
 export interface StartOptions {
   /** When the caller stops waiting (ms since the epoch); a blocking boot retries until then. */
   readonly deadline?: number;
+  /**
+   * Through a gateway only (docs/design.md D33): a start into a full group stops the busy member
+   * holding it. A node driven directly has no group to hold.
+   */
+  readonly force?: boolean;
+}
+
+export interface StopOptions {
+  /**
+   * Through a gateway only (docs/design.md D28, D33): stop even with requests in flight or queued
+   * there. A node driven directly is stopped whatever runs on it.
+   */
+  readonly force?: boolean;
 }
 
 /** A slice of a node's engine log: from `offset` (a byte cursor), else its end (spec §4.1 rule 5). */
@@ -106,7 +119,7 @@ export interface NodeDriver<N extends FleetNode = FleetNode> {
     source: NodeSource,
     options?: StartOptions,
   ) => Promise<NodeReply<NodeStatus>>;
-  readonly stop: (node: N) => Promise<NodeReply<NodeStatus>>;
+  readonly stop: (node: N, options?: StopOptions) => Promise<NodeReply<NodeStatus>>;
   readonly stats: (node: N) => Promise<NodeReply<NodeStats>>;
   /**
    * One slice of the node's engine log. A capability, not every kind's: a kind with no engine log
@@ -114,6 +127,16 @@ export interface NodeDriver<N extends FleetNode = FleetNode> {
    */
   readonly logs?: (node: N, query: LogsQuery) => Promise<NodeReply<LogsResponse>>;
 }
+
+/**
+ * One node's start or stop through the gateway the fleet file names, `?force=true` when forced
+ * (docs/design.md D28, D33): how `svc fleet` reaches a node whose starts that gateway must decide.
+ */
+export type GatewayNodeAct = (
+  node: FleetNode,
+  action: 'start' | 'stop',
+  force: boolean,
+) => Promise<NodeReply<NodeStatus>>;
 
 /** A driver over a whole fleet: every capability answers, `unsupported` where a kind lacks it. */
 export type FleetNodeDriver = NodeDriver & Required<Pick<NodeDriver, 'logs'>>;
@@ -163,7 +186,7 @@ export function byKind(drivers: KindDrivers): FleetNodeDriver {
     wakeSource: (node) => call(node, (driver, own) => driver.wakeSource(own)),
     start: (node, source, options) =>
       call(node, (driver, own) => driver.start(own, source, options)),
-    stop: (node) => call(node, (driver, own) => driver.stop(own)),
+    stop: (node, options) => call(node, (driver, own) => driver.stop(own, options)),
     stats: (node) => call(node, (driver, own) => driver.stats(own)),
     logs: (node, query) =>
       call(node, (driver, own) =>

@@ -10,13 +10,13 @@
  * reason). `fallback` is reserved for fallbacks to an upstream node (GUIDE D30), which this
  * scheduler does not take yet: it never answers it.
  */
-import { formatDurationText } from '../../duration.ts';
 import { arrivalOf } from './arrival.ts';
 import { holder } from './groups.ts';
 import type { Ledger } from './ledger.ts';
+import { holdText } from './refusal-text.ts';
 import { comingFor, type NodeRecord, readyFor, wakeableFor } from './nodes.ts';
 import { hasFreeSlot } from './slots.ts';
-import type { HoldReason, NodeCondition, RejectReason } from './types.ts';
+import type { NodeCondition, RejectReason } from './types.ts';
 import { type Plan, planFor } from './wakes.ts';
 
 export type RouteAction = 'serve' | 'queue' | 'wake' | 'swap' | 'fallback' | 'refuse';
@@ -69,20 +69,6 @@ export interface RouteDecision {
   readonly retryAfterSeconds?: number;
   /** Requests already waiting for the model here. */
   readonly queued: number;
-}
-
-/** Why a group member cannot make room (the `group_busy` refusal says the same). */
-export function holdText(hold: HoldReason): string {
-  switch (hold.why) {
-    case 'busy':
-      return `it has ${hold.inFlight} request${hold.inFlight === 1 ? '' : 's'} in flight and ${hold.queued} queued`;
-    case 'residency':
-      return `it has not yet run its minimum residency (${formatDurationText(hold.remainingMs)} left)`;
-    case 'starting':
-      return 'it is starting';
-    case 'stopping':
-      return 'it is stopping';
-  }
 }
 
 interface Chosen {
