@@ -128,7 +128,7 @@ export async function run(io: CommandIo): Promise<number> {
       const results = await fleetAct(verb, fleet, nodes, {
         driver,
         force: flag('force'),
-        // GUIDE D33: a group member's start goes through the gateway the file names.
+        // docs/design.md D33: a group member's start goes through the gateway the file names.
         ...(gatewayAct === undefined ? {} : { gatewayAct }),
         print: (line) => {
           if (!json) {
@@ -178,7 +178,12 @@ export async function run(io: CommandIo): Promise<number> {
     }
     case 'dashboard': {
       const { runDashboard } = await import('./dashboard/dashboard-command.ts');
-      return runDashboard({ fleet, io, driver });
+      return runDashboard({
+        fleet,
+        io,
+        driver,
+        ...(gatewayAct === undefined ? {} : { gatewayAct }),
+      });
     }
   }
 }

@@ -10,23 +10,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { writeTinyModel } from '../support/models/tiny-model.ts';
-import { startTmux } from '../support/screens/tmux.ts';
+import { startTmux, svcInPane } from '../support/screens/tmux.ts';
 import { freePort, startTestDaemon } from '../support/svc/daemon.ts';
 import { ENGINE_KEY, NODE_TOKEN } from '../support/svc/gateway-fleet.ts';
-import { SVC, tempDir } from '../support/svc/svc.ts';
+import { tempDir } from '../support/svc/svc.ts';
 
 const COLUMNS = 120;
-
-/**
- * A shell line running the dashboard, then printing its exit status and waiting (for input that
- * never comes): tmux clears a dead pane that used the alternate screen, so the pane is kept alive
- * to be read; the test's end kills it by PID.
- */
-function dashboardCommand(fleetPath: string, env: Record<string, string>): string {
-  const quote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
-  const assignments = Object.entries(env).map(([key, value]) => `${key}=${quote(value)}`);
-  return `env ${assignments.join(' ')} ${quote(process.execPath)} ${quote(SVC)} fleet dashboard -f ${quote(fleetPath)}; echo "svc exited $?"; read -r _`;
-}
 
 function widest(screen: string): number {
   // Code points: the screen holds box-drawing and block characters, each one column wide.
@@ -67,14 +56,17 @@ describe('svc fleet dashboard in a real terminal', () => {
     await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
 
     const term = await startTmux(
-      dashboardCommand(fleetPath, { SVC_CONFIG_DIR: join(dir, 'config'), HOME: dir }),
+      svcInPane(['fleet', 'dashboard', '-f', fleetPath], {
+        SVC_CONFIG_DIR: join(dir, 'config'),
+        HOME: dir,
+      }),
       COLUMNS,
       30,
     );
     let screen = await term.waitFor(/> gpu +idle[\s\S]*locked +config-error/, 30_000);
     expect(screen).toContain(`svc fleet dashboard · ${fleetPath}`);
     expect(screen).toMatch(/NODE +STATE +READY +BUSY +MODEL +LAST ACTIVE +TOK\/S +GPU +MEM/);
-    expect(screen).toContain('↑↓ select   enter detail   s start   x stop   q quit');
+    expect(screen).toContain('↑↓ select   enter detail   s start   x stop   f force stop   q quit');
     expect(widest(screen)).toBeLessThanOrEqual(COLUMNS);
 
     // s starts the selected node, as svc fleet start does; the row turns running, then ready.

@@ -2,11 +2,12 @@
  * `svc fleet dashboard`: the live loop around the pure layout (dashboard-layout.ts) and the
  * shared terminal driver. Every node's metrics are read on a local cadence (2 s), the selected
  * node's engine log through its byte cursor while its detail is open, and `s` / `x` start or stop
- * the selected node exactly as `svc fleet start|stop` does (../start-stop.ts).
+ * the selected node exactly as `svc fleet start|stop` does (../start-stop.ts); `f` asks, and on
+ * `y` does what `svc fleet stop --force` does (docs/design.md D33).
  */
 import type { CommandIo } from '../../core/command.ts';
 import { SvcError } from '../../core/errors.ts';
-import type { FleetNodeDriver } from '../../core/fleet/drivers/node-driver.ts';
+import type { FleetNodeDriver, GatewayNodeAct } from '../../core/fleet/drivers/node-driver.ts';
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
 import { fleetDotenv } from '../../core/fleet/load/load-fleet.ts';
 import { advance, type LogCursor, START_CURSOR } from '../../core/runner/log-cursor.ts';
@@ -27,9 +28,12 @@ export interface DashboardCommand {
   readonly fleet: Fleet;
   readonly io: CommandIo;
   readonly driver: FleetNodeDriver;
+  /** Starts and stops through the gateway the fleet file names (start-stop.ts). */
+  readonly gatewayAct?: GatewayNodeAct;
 }
 
-export async function runDashboard({ fleet, io, driver }: DashboardCommand): Promise<number> {
+export async function runDashboard(command: DashboardCommand): Promise<number> {
+  const { fleet, io, driver } = command;
   if (!io.stdin.isTTY || !io.stdout.isTTY) {
     throw new SvcError(
       'ERR_USAGE',
@@ -118,7 +122,7 @@ export async function runDashboard({ fleet, io, driver }: DashboardCommand): Pro
     }
   };
 
-  const act = (verb: 'start' | 'stop'): void => {
+  const act = (verb: 'start' | 'stop', force = false): void => {
     const node = fleet.nodes[state.selected];
     if (node === undefined) {
       return;
@@ -128,6 +132,8 @@ export async function runDashboard({ fleet, io, driver }: DashboardCommand): Pro
     const lines: string[] = [];
     void fleetAct(verb, fleet, [node], {
       driver,
+      force,
+      ...(command.gatewayAct === undefined ? {} : { gatewayAct: command.gatewayAct }),
       print: (line) => lines.push(line),
     }).then(() => {
       state = { ...state, notice: lines.at(-1) ?? '' };
@@ -141,12 +147,21 @@ export async function runDashboard({ fleet, io, driver }: DashboardCommand): Pro
   });
   terminal.onKeys((keys) => {
     for (const key of keys) {
-      const action = dashboardAction(key, state.screen);
+      const action = dashboardAction(key, state.confirm === undefined ? state.screen : 'confirm');
       if (action === undefined) {
         continue;
       }
+      const { confirm: asked, ...rest } = state;
       if (action.type === 'quit') {
         quit();
+      } else if (action.type === 'force-stop') {
+        const node = fleet.nodes[state.selected];
+        state = node === undefined ? state : { ...state, confirm: node.name };
+      } else if (action.type === 'confirm' || action.type === 'cancel') {
+        state = rest;
+        if (action.type === 'confirm' && asked !== undefined) {
+          act('stop', true);
+        }
       } else if (action.type === 'select') {
         const last = Math.max(0, fleet.nodes.length - 1);
         state = { ...state, selected: Math.min(last, Math.max(0, state.selected + action.by)) };

@@ -1,22 +1,28 @@
 /**
  * The dashboard's keys, one table for the handler and the footer (as the serve view's), so the
  * footer lists only what the current screen can do. The original's keys are kept where it had
- * them: enter, s, x, q, and esc back from the detail.
+ * them: enter, s, x, q, and esc back from the detail. `f` forces a stop (docs/design.md D28, D33)
+ * only after `y` confirms it: a forced stop cuts the node's requests; while it asks, `y` and `n`
+ * (or esc) are the only keys.
  */
 import { decodeWith } from '../../core/view/key-decode.ts';
 
-export type DashboardKey = 'up' | 'down' | 'enter' | 'esc' | 's' | 'x' | 'q' | 'ctrl-c';
+export type DashboardKey =
+  'up' | 'down' | 'enter' | 'esc' | 's' | 'x' | 'f' | 'y' | 'n' | 'q' | 'ctrl-c';
 
 export type DashboardAction =
   | { readonly type: 'select'; readonly by: number }
   | { readonly type: 'detail'; readonly open: boolean }
-  | { readonly type: 'start' | 'stop' | 'quit' };
+  | { readonly type: 'start' | 'stop' | 'force-stop' | 'confirm' | 'cancel' | 'quit' };
+
+/** The screens keys work on; `confirm`: a forced stop asks before it is done. */
+export type DashboardScreen = 'list' | 'detail' | 'confirm';
 
 interface Binding {
   readonly keys: readonly DashboardKey[];
   readonly label: string;
   /** Which screens the key works on. */
-  readonly on: readonly ('list' | 'detail')[];
+  readonly on: readonly DashboardScreen[];
   readonly action: (key: DashboardKey) => DashboardAction;
 }
 
@@ -42,23 +48,31 @@ const BINDINGS: readonly Binding[] = [
   { keys: ['s'], label: 's start', on: ['list', 'detail'], action: () => ({ type: 'start' }) },
   { keys: ['x'], label: 'x stop', on: ['list', 'detail'], action: () => ({ type: 'stop' }) },
   {
+    keys: ['f'],
+    label: 'f force stop',
+    on: ['list', 'detail'],
+    action: () => ({ type: 'force-stop' }),
+  },
+  { keys: ['y'], label: 'y yes', on: ['confirm'], action: () => ({ type: 'confirm' }) },
+  { keys: ['n', 'esc'], label: 'n no', on: ['confirm'], action: () => ({ type: 'cancel' }) },
+  {
     keys: ['q', 'ctrl-c'],
     label: 'q quit',
-    on: ['list', 'detail'],
+    on: ['list', 'detail', 'confirm'],
     action: () => ({ type: 'quit' }),
   },
 ];
 
 export function dashboardAction(
   key: DashboardKey,
-  screen: 'list' | 'detail',
+  screen: DashboardScreen,
 ): DashboardAction | undefined {
   return BINDINGS.find(
     (binding) => binding.keys.includes(key) && binding.on.includes(screen),
   )?.action(key);
 }
 
-export function dashboardFooter(screen: 'list' | 'detail'): string {
+export function dashboardFooter(screen: DashboardScreen): string {
   return BINDINGS.filter((binding) => binding.on.includes(screen))
     .map((binding) => binding.label)
     .join('   ');
@@ -76,6 +90,12 @@ const SEQUENCES: readonly (readonly [string, DashboardKey])[] = [
   ['S', 's'],
   ['x', 'x'],
   ['X', 'x'],
+  ['f', 'f'],
+  ['F', 'f'],
+  ['y', 'y'],
+  ['Y', 'y'],
+  ['n', 'n'],
+  ['N', 'n'],
   ['q', 'q'],
   ['Q', 'q'],
 ];

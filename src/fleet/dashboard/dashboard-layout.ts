@@ -31,6 +31,8 @@ export interface DashboardState {
   /** The selected node's recent engine log (detail screen). */
   readonly log: readonly string[];
   readonly notice?: string;
+  /** A forced stop of this node asks first (docs/design.md D33): the footer asks, y/n answers. */
+  readonly confirm?: string;
   /** Requests waiting in the gateway's queue by model, when the fleet's gateway answered. */
   readonly queued?: Readonly<Record<string, number>>;
   readonly now: Date;
@@ -155,7 +157,9 @@ export function dashboardLayout(state: DashboardState, columns: number, rows: nu
     ...shown,
     ...Array<string>(bodyHeight - shown.length).fill(''),
     divider,
-    dashboardFooter(state.screen),
+    state.confirm === undefined
+      ? dashboardFooter(state.screen)
+      : `force-stop ${state.confirm}? Its requests in flight are cut.   ${dashboardFooter('confirm')}`,
   ];
   // Everything drawn is plain text: a model name or a log line may hold escape sequences.
   return screen.slice(0, rows).map((line) => fit(sanitizeLine(line), columns));

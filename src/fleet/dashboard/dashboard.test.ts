@@ -138,6 +138,20 @@ describe('dashboard keys', () => {
     expect(dashboardAction('esc', 'detail')).toEqual({ type: 'detail', open: false });
     expect(dashboardAction('s', 'detail')).toEqual({ type: 'start' });
     expect(dashboardAction('up', 'list')).toEqual({ type: 'select', by: -1 });
-    expect(dashboardFooter('list')).toBe('↑↓ select   enter detail   s start   x stop   q quit');
+    expect(dashboardFooter('list')).toBe(
+      '↑↓ select   enter detail   s start   x stop   f force stop   q quit',
+    );
+  });
+
+  it('forces a stop only after y confirms it: while it asks, only y, n, esc and q work', () => {
+    expect(dashboardAction('f', 'list')).toEqual({ type: 'force-stop' });
+    expect(dashboardAction('y', 'list')).toBeUndefined();
+    expect(dashboardAction('y', 'confirm')).toEqual({ type: 'confirm' });
+    expect(dashboardAction('n', 'confirm')).toEqual({ type: 'cancel' });
+    expect(dashboardAction('esc', 'confirm')).toEqual({ type: 'cancel' });
+    expect(dashboardAction('x', 'confirm')).toBeUndefined();
+    expect(dashboardAction('s', 'confirm')).toBeUndefined();
+    expect(dashboardFooter('confirm')).toBe('y yes   n no   q quit');
+    expect(decodeDashboardKeys('fYn')).toEqual(['f', 'y', 'n']);
   });
 });

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 
 import { onTestFinished } from 'vitest';
 
+import { SVC } from '../svc/svc.ts';
 import { eventually } from '../time/eventually.ts';
 
 const run = promisify(execFile);
@@ -66,4 +67,16 @@ export async function startTmux(
       await tmux('resize-window', '-t', 'test', '-x', String(newColumns), '-y', String(newRows));
     },
   };
+}
+
+/**
+ * A shell line running the built `svc` with `args` and `env`, then printing its exit status and
+ * waiting (for input that never comes): tmux clears a dead pane that used the alternate screen,
+ * so the pane is kept alive to be read; the test's end kills it by PID.
+ */
+export function svcInPane(args: readonly string[], env: Record<string, string>): string {
+  const quote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+  const assignments = Object.entries(env).map(([key, value]) => `${key}=${quote(value)}`);
+  const command = [process.execPath, SVC, ...args].map(quote).join(' ');
+  return `env ${assignments.join(' ')} ${command}; echo "svc exited $?"; read -r _`;
 }
