@@ -3,8 +3,9 @@
 // only), and only when the gateway wants one: a gateway without a token answers the first call
 // without one, and the page never asks. Data reaches the page through textContent and DOM attributes only, never as HTML. Start
 // and Stop buttons show only when the gateway says this token may use them (/v1/fleet/rights).
-// node-card.js, loaded first, draws each node's card and the queue's line (el, nodeCard, queueText).
-/* global el, nodeCard, queueText */
+// node-card.js draws the cards and the queue's line (el, nodeCard, queueText); force-confirm.js
+// asks before a forced start or stop (forceConfirm). Both load first.
+/* global el, forceConfirm, nodeCard, queueText */
 'use strict';
 
 const TOKEN_KEY = 'svc-gateway-token';
@@ -47,6 +48,14 @@ function connected() {
 
 class Unauthorized extends Error {}
 
+/** A refusal from the gateway, with its HTTP status. */
+class Refused extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
 /** A gateway call with the token; throws Unauthorized on 401 and the gateway's message otherwise. */
 async function call(path, init = {}) {
   const reply = await fetch(path, {
@@ -67,19 +76,26 @@ async function call(path, init = {}) {
     } catch {
       // not JSON
     }
-    throw new Error(message);
+    throw new Refused(message, reply.status);
   }
   return reply;
 }
 
-async function control(name, action, button) {
-  button.disabled = true;
+async function control(name, action, button, force = false) {
+  button?.toggleAttribute('disabled', true);
+  forceConfirm.close();
   ui.status.textContent = `${action === 'start' ? 'Starting' : 'Stopping'} ${name}…`;
+  const path = `/v1/fleet/nodes/${encodeURIComponent(name)}/${action}${force ? '?force=true' : ''}`;
   try {
-    await call(`/v1/fleet/nodes/${encodeURIComponent(name)}/${action}`, { method: 'POST' });
+    await call(path, { method: 'POST' });
     ui.status.textContent = `${name}: ${action === 'start' ? 'started' : 'stopped'}`;
   } catch (error) {
     handleError(error, `${name}: could not ${action}: `);
+    if (!force && error instanceof Refused && error.status === 409) {
+      // docs/design.md D28, D33: busy (node_busy, group_busy); forced only once the operator
+      // confirms.
+      forceConfirm.ask(name, action, error.message, () => control(name, action, undefined, true));
+    }
   }
   await refresh();
 }

@@ -13,10 +13,11 @@ describe('loadPage', () => {
       '/',
       '/page/app.css',
       '/page/app.js',
+      '/page/force-confirm.js',
       '/page/node-card.js',
     ]);
     expect(page.get('/')?.headers['content-type']).toBe('text/html; charset=utf-8');
-    for (const script of ['/page/app.js', '/page/node-card.js']) {
+    for (const script of ['/page/app.js', '/page/node-card.js', '/page/force-confirm.js']) {
       expect(page.get(script)?.headers['content-type']).toBe('text/javascript; charset=utf-8');
     }
     expect(page.get('/page/app.css')?.headers['content-type']).toBe('text/css; charset=utf-8');

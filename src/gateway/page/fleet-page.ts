@@ -18,6 +18,7 @@ export interface PageAsset {
 const FILES: Readonly<Record<string, readonly [string, string]>> = {
   '/': ['index.html', 'text/html; charset=utf-8'],
   '/page/node-card.js': ['node-card.js', 'text/javascript; charset=utf-8'],
+  '/page/force-confirm.js': ['force-confirm.js', 'text/javascript; charset=utf-8'],
   '/page/app.js': ['app.js', 'text/javascript; charset=utf-8'],
   '/page/app.css': ['app.css', 'text/css; charset=utf-8'],
 };
