@@ -13,8 +13,8 @@
 import { arrivalOf } from './arrival.ts';
 import { holder } from './groups.ts';
 import type { Ledger } from './ledger.ts';
-import { holdText } from './refusal-text.ts';
 import { comingFor, type NodeRecord, readyFor, wakeableFor } from './nodes.ts';
+import { holdText } from './refusal-text.ts';
 import { hasFreeSlot } from './slots.ts';
 import type { NodeCondition, RejectReason } from './types.ts';
 import { type Plan, planFor } from './wakes.ts';
