@@ -58,6 +58,22 @@ export const LastExitSchema = Type.Object(
 );
 export type LastExit = Static<typeof LastExitSchema>;
 
+/** docs/design.md D32: what the last start restored from the slot files kept by `keepCache`. */
+export const CacheRestoreSchema = Type.Object(
+  {
+    slots: Type.Integer({ minimum: 0, description: 'Slots restored' }),
+    tokens: Type.Integer({ minimum: 0, description: 'Prompt tokens they brought back' }),
+    ms: Type.Integer({ minimum: 0, description: 'How long the restore took, in milliseconds' }),
+  },
+  {
+    $id: 'CacheRestore',
+    additionalProperties: false,
+    description:
+      "Extension (not in the spec): what the engine's last start restored of the prompt cache kept across stops (keepCache). Present while the node runs with keepCache",
+  },
+);
+export type CacheRestore = Static<typeof CacheRestoreSchema>;
+
 /** GUIDE D25 extension: the running engine's request slots, present only when known. */
 const SlotsSchema = Type.Integer({
   minimum: 1,
@@ -88,6 +104,7 @@ export const StatusResponseSchema = Type.Object(
     busy: Type.Optional(BusySchema),
     version: Type.String({ description: "Build-time version; 'dev' when unset (GUIDE D1)" }),
     lastExit: Type.Optional(LastExitSchema),
+    lastCacheRestore: Type.Optional(CacheRestoreSchema),
   },
   { $id: 'StatusResponse', additionalProperties: false },
 );

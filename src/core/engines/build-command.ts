@@ -71,6 +71,13 @@ export function buildCommand(spec: EngineSpec): EngineCommand {
   ) {
     args.push(engine.metricsFlag);
   }
+  if (spec.keepCache !== undefined) {
+    if (engine.slotSaveFlag === undefined) {
+      // Config parsing refuses keepCache on other runners with a user-facing reason.
+      throw new SvcError('ERR_INTERNAL', `${spec.runner} cannot keep its prompt cache`);
+    }
+    args.push(engine.slotSaveFlag, spec.keepCache.dir);
+  }
   if (spec.keyFile !== undefined) {
     if (engine.keyFileFlag === undefined) {
       // Callers refuse earlier with a user-facing reason; reaching here is a bug, never a leak.

@@ -35,6 +35,11 @@ export interface EngineSpec {
   readonly extraArgs?: readonly string[];
   /** Path of the private file holding the engine key (spec §5 rule 5). */
   readonly keyFile?: string;
+  /**
+   * `keepCache` (docs/design.md D32): the slot directory the engine saves to, and the bytes kept
+   * there. The supervisor saves every slot before a graceful stop and restores them after a start.
+   */
+  readonly keepCache?: { readonly dir: string; readonly maxBytes: number };
   /** Supervised runs switch the engine's metrics endpoint on (spec §1.4, GUIDE D3). */
   readonly supervised?: boolean;
 }

@@ -48,6 +48,8 @@ export interface EngineDefinition {
   readonly keyFileFlag?: string;
   /** Switch that turns the Prometheus endpoint on for supervised runs (spec §1.4). */
   readonly metricsFlag?: string;
+  /** Where the engine saves and restores slots; absent: no `keepCache` (docs/design.md D32). */
+  readonly slotSaveFlag?: string;
   /** Prometheus dialect of the engine's /metrics; absent: no Prometheus endpoint. */
   readonly metrics?: 'llamacpp' | 'vllm';
   /** GUIDE D25: where the engine reports its request slots as JSON `total_slots`; absent: nowhere. */
@@ -180,6 +182,7 @@ export const ENGINES: Readonly<Record<Runner, EngineDefinition>> = {
     port: plain('--port'),
     keyFileFlag: '--api-key-file',
     metricsFlag: '--metrics',
+    slotSaveFlag: '--slot-save-path',
     metrics: 'llamacpp',
     propsPath: '/props',
     health: { path: '/health', readyWhen: '200' },

@@ -35,7 +35,7 @@ const RUNNING: Stats = {
 
 const input = (stats: Stats, extra: Partial<ExpositionInput> = {}): ExpositionInput => ({
   stats,
-  lifetime: { starts: 3, crashes: 1, lastExitCode: 3 },
+  lifetime: { starts: 3, crashes: 1, lastExitCode: 3, slotSaves: 4, slotRestores: 2 },
   version: '1.2.0',
   ...extra,
 });
@@ -89,6 +89,8 @@ describe('exposition', () => {
     expect(value(samples, 'svc_engine_starts_total')).toBe(3);
     expect(value(samples, 'svc_engine_crashes_total')).toBe(1);
     expect(value(samples, 'svc_engine_last_exit_code')).toBe(3);
+    expect(value(samples, 'svc_engine_slot_saves_total')).toBe(4);
+    expect(value(samples, 'svc_engine_slot_restores_total')).toBe(2);
     expect(value(samples, 'svc_build_info', { version: '1.2.0' })).toBe(1);
   });
 
@@ -98,6 +100,8 @@ describe('exposition', () => {
     expect([...names].sort()).toEqual([
       'svc_build_info',
       'svc_engine_crashes_total',
+      'svc_engine_slot_restores_total',
+      'svc_engine_slot_saves_total',
       'svc_engine_starts_total',
       'svc_engine_state',
     ]);

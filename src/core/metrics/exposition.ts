@@ -178,6 +178,19 @@ export async function exposition(
     'Engines that exited unprompted while running.',
     lifetime.crashes,
   );
+  // docs/design.md D32: keepCache's slot files written before stops and loaded after starts.
+  counter(
+    registry,
+    'svc_engine_slot_saves_total',
+    'Engine slots saved before a graceful stop (keepCache).',
+    lifetime.slotSaves ?? 0,
+  );
+  counter(
+    registry,
+    'svc_engine_slot_restores_total',
+    'Engine slots restored after a start (keepCache).',
+    lifetime.slotRestores ?? 0,
+  );
   gauge(registry, 'svc_engine_last_exit_code', "The last engine exit's code, when it had one.", [
     [{}, lifetime.lastExitCode],
   ]);

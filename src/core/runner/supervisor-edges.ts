@@ -14,6 +14,7 @@ import {
 } from './engine-process.ts';
 import { clearPidRecord, type PidRecord, writePidRecord } from './pid-record.ts';
 import { procStat } from './process-group.ts';
+import { httpSlotCacheClient, type SlotCacheClientFactory } from './slot-cache-client.ts';
 
 /** How long one health check within the start window may take. */
 const START_PROBE_TIMEOUT_MS = 500;
@@ -36,6 +37,8 @@ export interface SupervisorEdges {
     /** The leader's start time, so a recycled pid is never taken for the engine. */
     readonly startTime: (pid: number) => number | undefined;
   };
+  /** Saves and restores a llama-server's slots for `keepCache` (docs/design.md D32). */
+  readonly slotCache?: SlotCacheClientFactory;
 }
 
 export const SUPERVISOR_EDGES: SupervisorEdges = {
@@ -50,4 +53,5 @@ export const SUPERVISOR_EDGES: SupervisorEdges = {
     clear: clearPidRecord,
     startTime: (pid) => procStat(pid)?.startTime,
   },
+  slotCache: httpSlotCacheClient,
 };

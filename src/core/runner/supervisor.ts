@@ -12,6 +12,7 @@ import { type EngineDefinition, ENGINES } from '../engines/engine-table.ts';
 import { SvcError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { StateRecord } from '../state/record.ts';
+import { engineEnv } from './engine-env.ts';
 import {
   describeExit,
   type EngineExit,
@@ -22,6 +23,7 @@ import {
 import { logSize, readLogTail, startFailureMessage } from './log-tail.ts';
 import { missingModelFile } from './model-file.ts';
 import { redactArgs } from './redact-args.ts';
+import { keptCache, prepareSlotDir, restoreSlots, saveSlots } from './slot-cache.ts';
 import { SUPERVISOR_EDGES, type SupervisorEdges } from './supervisor-edges.ts';
 
 /** Engine log lines a failed start's 400 quotes, and a crash's `lastExit` keeps. */
@@ -65,14 +67,13 @@ export interface Launch {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Variables svc holds for itself and never hands to the engine. */
-const ENGINE_WITHHELD = new Set(['SVC_API_TOKEN']);
-
 export class Supervisor {
   private engine: EngineProcess | undefined;
   /** Settles once the current engine's exit has been recorded (state, pid record, log line). */
   private exitRecorded: Promise<void> = Promise.resolve();
   private stopping = false;
+  /** The running engine's `keepCache` (docs/design.md D32): saved before a graceful stop. */
+  private kept: ReturnType<typeof keptCache>;
   /** Where this run's lines begin in the (never rotated) log, and what to redact from them. */
   private tail: { from: number; secrets: readonly string[] } = { from: 0, secrets: [] };
   constructor(
@@ -144,20 +145,14 @@ export class Supervisor {
     });
     logger.debug('engine command', { command: [bin, ...redactArgs(command.args)].join(' ') });
 
-    // The API token authorises driving this node, never the engine (spec §5 rule 5): the engine
-    // inherits svc's environment without it, so an engine that prints its environment leaks nothing.
-    const env = Object.fromEntries(
-      Object.entries(launchEnv).filter(
-        (entry): entry is [string, string] =>
-          entry[1] !== undefined && !ENGINE_WITHHELD.has(entry[0]),
-      ),
-    );
+    const env = engineEnv(launchEnv);
     const endpoint = engineEndpoint(spec.runner, command.args, {
       keyed: spec.keyFile !== undefined,
       ...(spec.path === undefined ? {} : { path: spec.path }),
     });
     const baseUrl = localEngineUrl(spec.runner, command.args, endpoint.port);
     const health = engine.health;
+    await prepareSlotDir(spec.keepCache);
     let started: EngineProcess;
     try {
       started = await this.edges.startEngine({
@@ -203,6 +198,8 @@ export class Supervisor {
       throw error;
     }
 
+    this.kept = keptCache(spec, baseUrl, this.edges.slotCache);
+    const cacheRestore = this.kept && (await restoreSlots(this.kept, logger));
     this.engine = started;
     this.stopping = false;
     const slots = configuredSlots(spec.runner, command.args);
@@ -214,7 +211,9 @@ export class Supervisor {
       endpoint,
       ...(this.options.output.kind === 'forward' ? {} : { logPath: this.options.output.path }),
       ...(slots === undefined ? {} : { slots }),
+      ...(cacheRestore === undefined ? {} : { cacheRestore }),
     });
+    record.countSlots('slotRestores', cacheRestore?.slots ?? 0);
     this.options.monitor?.begin({
       engine,
       baseUrl,
@@ -269,12 +268,17 @@ export class Supervisor {
   }
 
   /** Idempotent: 200 when nothing runs. Throws ERR_ENGINE_STUCK (500) if the engine survives SIGKILL. */
-  async stop(): Promise<void> {
+  // A graceful stop saves a keepCache engine's slots first; a forced one does not (docs/design.md D32).
+  async stop(options: { force?: boolean } = {}): Promise<void> {
     const engine = this.engine;
     if (engine === undefined) {
       return;
     }
     this.stopping = true;
+    if (this.kept !== undefined && options.force !== true) {
+      const saved = await saveSlots(this.kept, this.options.logger, this.options.stopGraceMs);
+      this.options.record.countSlots('slotSaves', saved);
+    }
     this.options.logger.info('stopping engine', { pid: engine.pid });
     const outcome = await engine.stop(this.options.stopGraceMs);
     if (outcome === 'killed') {

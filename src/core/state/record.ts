@@ -4,6 +4,7 @@
  * readers take snapshots. Pure: every method that needs the time takes `now`.
  */
 import type {
+  CacheRestore,
   EngineEndpoint,
   EngineState,
   LastExit,
@@ -13,6 +14,9 @@ import type {
 } from '../contract/schemas.ts';
 import { isActivity } from './activity.ts';
 import { addSample, type HistorySample, percent } from './history.ts';
+import type { LifetimeCounts } from './lifetime-counts.ts';
+
+export type { LifetimeCounts } from './lifetime-counts.ts';
 
 export interface EngineRun {
   readonly runner: string;
@@ -23,6 +27,8 @@ export interface EngineRun {
   readonly logPath?: string;
   /** The slots the engine was started with, where its command line states them (GUIDE D25). */
   readonly slots?: number;
+  /** docs/design.md D32: what the start restored of the prompt cache kept by `keepCache`. */
+  readonly cacheRestore?: CacheRestore;
 }
 
 /** Host readings of the last sampler tick. */
@@ -32,16 +38,6 @@ export interface HostReading {
   readonly gpus?: NonNullable<Stats['gpus']>;
   /** Collection failures of that tick (`gpu: …`); an absent source is not one. */
   readonly errors: readonly string[];
-}
-
-/** What this process's supervisor counted since it started (the node's Prometheus counters). */
-export interface LifetimeCounts {
-  /** Engines started (a failed start is not one). */
-  readonly starts: number;
-  /** Engines that exited unprompted while running. */
-  readonly crashes: number;
-  /** The last engine exit's code, when it exited with one (not by a signal). */
-  readonly lastExitCode?: number;
 }
 
 export interface RecordSnapshot {
@@ -88,6 +84,13 @@ export class StateRecord {
       history: [],
       lifetime: { ...lifetime, starts: lifetime.starts + 1 },
     };
+  }
+
+  /** docs/design.md D32: engine slots saved before a stop, or restored after a start. */
+  countSlots(key: 'slotSaves' | 'slotRestores', slots: number): void {
+    const { lifetime } = this.current;
+    const counts = { ...lifetime, [key]: (lifetime[key] ?? 0) + slots };
+    this.current = { ...this.current, lifetime: counts };
   }
 
   /**
@@ -259,6 +262,7 @@ export function statusOf(snapshot: RecordSnapshot, now: Date, version: string): 
     ...capacity(snapshot),
     version,
     ...(snapshot.lastExit === undefined ? {} : { lastExit: snapshot.lastExit }),
+    ...(running && run?.cacheRestore ? { lastCacheRestore: run.cacheRestore } : {}),
   };
 }
 
