@@ -44,6 +44,7 @@ const pureImports = [
   './core/closest-name.ts',
   './core/contract',
   './core/duration.ts',
+  './core/engines/keep-cache.ts',
   './core/errors.ts',
   './core/http/cors.ts',
   './core/http/gateway-error.ts',

@@ -25,6 +25,8 @@ export interface DaemonHandlerDeps {
   readonly pathVariable: string | undefined;
   readonly now: () => Date;
   readonly logger: Logger;
+  /** docs/design.md D32: `<config dir>/daemon/slots/`, where a keepCache engine saves its slots. */
+  readonly slotDir: string;
 }
 
 function splitKey(body: StartRequest): { config: DeployConfig; key: string | undefined } {
@@ -38,10 +40,10 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
 
   /** Validate and prepare: the spec to run, or a 400 naming what is wrong (nothing stored yet). */
   const prepare = (config: DeployConfig, key: string | undefined) => {
-    const spec = specFromDeployConfig(
-      config,
-      key === undefined ? {} : { keyFile: store.runKeyPath },
-    );
+    const spec = specFromDeployConfig(config, {
+      ...(key === undefined ? {} : { keyFile: store.runKeyPath }),
+      slotDir: deps.slotDir,
+    });
     if (locateBinary(config.runner, deps.pathVariable) === undefined) {
       // GUIDE D6: a runner this host cannot serve is one whose binary is not here.
       throw new SvcError(

@@ -3,6 +3,8 @@
  * listens. The command and the tests both call it; it returns the bound address and a close
  * that stops the engine first (spec §1: only a signal ends the daemon, and then cleanly).
  */
+import { join } from 'node:path';
+
 import { configPaths } from '../core/config-dir.ts';
 import { buildControlApi } from '../core/control-api/app.ts';
 import { listen } from '../core/http/listen.ts';
@@ -68,6 +70,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       pathVariable: options.env['PATH'],
       now: () => new Date(),
       logger: options.logger,
+      slotDir: join(daemonDir, 'slots'),
     }),
   });
   await app.ready();

@@ -22,6 +22,10 @@ const OPTIONS = {
     description: 'Print the engine command without running it',
   },
   api: { type: 'boolean', short: 'a', description: 'Serve the control API beside the engine' },
+  'keep-cache': {
+    type: 'boolean',
+    description: "Save a llama.cpp engine's slots when it stops; restore them at the next start",
+  },
   'api-addr': {
     type: 'string',
     value: '<addr>',
@@ -32,7 +36,9 @@ const OPTIONS = {
 } as const;
 
 export const help = renderCommandHelp(
-  ['svc serve [target] [--dry-run] [--api [--api-addr <addr>] [--api-token-file <path>]]'],
+  [
+    'svc serve [target] [--dry-run] [--keep-cache] [--api [--api-addr <addr>] [--api-token-file <path>]]',
+  ],
   [
     'Runs the engine a Svcfile names in the foreground until you quit or the engine exits, and',
     "exits with the engine's status. target is a Svcfile path, a directory holding a Svcfile, a",
@@ -58,6 +64,7 @@ export async function run(io: CommandIo): Promise<number> {
   return runServe({
     ...(target === undefined ? {} : { target }),
     dryRun: values['dry-run'] === true,
+    keepCache: values['keep-cache'] === true,
     api: values.api === true,
     ...(values['api-addr'] === undefined ? {} : { apiAddr: values['api-addr'] }),
     ...(values['api-token-file'] === undefined ? {} : { apiTokenFile: values['api-token-file'] }),

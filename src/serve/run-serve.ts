@@ -6,11 +6,13 @@
  * was asked for (q, Ctrl+C, a signal, or POST /v1/stop).
  */
 import { constants } from 'node:os';
+import { join } from 'node:path';
 
 import { resolveGuardedListen } from '../core/auth/guarded-listen.ts';
 import { configPaths } from '../core/config-dir.ts';
 import { buildControlApi } from '../core/control-api/app.ts';
 import { buildCommand } from '../core/engines/build-command.ts';
+import { servedKeepCache } from '../core/engines/keep-cache.ts';
 import { printedBinary } from '../core/engines/locate-binary.ts';
 import { formatCommand } from '../core/engines/shell-quote.ts';
 import { httpUrl, listen } from '../core/http/listen.ts';
@@ -34,6 +36,8 @@ import { runView } from './view/run-view.ts';
 export interface ServeOptions {
   readonly target?: string;
   readonly dryRun: boolean;
+  /** `--keep-cache` (docs/design.md D32): slots saved at a stop, restored at the next start. */
+  readonly keepCache?: boolean;
   readonly api: boolean;
   readonly apiAddr?: string;
   readonly apiTokenFile?: string;
@@ -91,7 +95,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
     aliases: () => readAliases(options.configDir),
     supervised,
   });
-  const command = buildCommand(opened.spec);
+  const spec =
+    options.keepCache === true
+      ? servedKeepCache(opened.spec, join(options.configDir, 'serve', 'slots'))
+      : opened.spec;
+  const command = buildCommand(spec);
   const bin = printedBinary(opened.spec.runner, command.bin, opened.env['PATH']);
   const printed = `${formatCommand([bin, ...command.args])}\n`;
   options.stderr.write(`${narration(opened).join('\n')}\n`);
@@ -182,7 +190,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   // The log is appended across runs: the view shows only what this run's engine writes.
   const logFrom = view ? await logSize(engineLog) : 0;
   try {
-    await supervisor.start({ spec: opened.spec });
+    await supervisor.start({ spec });
   } catch (error) {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

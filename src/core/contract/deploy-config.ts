@@ -4,6 +4,8 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 
+import { SIZE_PATTERN } from '../engines/keep-cache.ts';
+
 /** spec §2.7: omlx is not a deployable runner. */
 export const DEPLOY_RUNNERS = ['llamacpp', 'vllm', 'mtplx'] as const;
 
@@ -63,6 +65,21 @@ export const DeployConfigSchema = Type.Object(
         title: 'a family and a size separated by a dot, such as g6e.xlarge',
         description:
           'Cloud instance type (family.size); empty or absent: the control plane default. The daemon does not act on it',
+      }),
+    ),
+    // docs/design.md D32: the prompt cache kept across graceful stops (llama.cpp only).
+    keepCache: Type.Optional(
+      Type.Boolean({
+        description:
+          "Extension (not in the spec): save the engine's slots before a graceful stop and restore them after the next start (llamacpp only; default false)",
+      }),
+    ),
+    keepCacheMax: Type.Optional(
+      Type.String({
+        pattern: SIZE_PATTERN,
+        title: 'a size, such as 8GiB or 500MB',
+        description:
+          'Extension (not in the spec): the slot files kept, oldest removed first (default 8GiB)',
       }),
     ),
     // GUIDE D23 extension: a BASEURL path reaches the status's engine.path (spec §2.2).

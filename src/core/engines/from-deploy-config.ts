@@ -7,10 +7,13 @@ import type { DeployConfig } from '../contract/deploy-config.ts';
 import { SvcError } from '../errors.ts';
 import type { EngineSpec, SettingEntry } from './engine-spec.ts';
 import { ENGINES, isModelPath } from './engine-table.ts';
+import { keepCacheOf, keepCacheRunnerProblem } from './keep-cache.ts';
 
 export interface DeployOptions {
   /** Path of the stored engine key file, when the start carries or reuses a key. */
   readonly keyFile?: string;
+  /** Where this host keeps slot files for `keepCache` (docs/design.md D32). */
+  readonly slotDir?: string;
 }
 
 /** A companion is a bare file name inside the model's own repo: no path, no traversal. */
@@ -94,6 +97,19 @@ export function specFromDeployConfig(
       `engineApiKey: ${config.runner} cannot be gated with an API key: it has no option to read one from a file, and svc will not pass a key on a command line`,
     );
   }
+  // docs/design.md D32: refused on other runners; a host without a slot directory ignores it.
+  let keepCache: EngineSpec['keepCache'];
+  if (config.keepCache === true) {
+    const refused = keepCacheRunnerProblem(config.runner, 'keepCache');
+    const kept = keepCacheOf(options.slotDir ?? '', config.keepCacheMax, 'keepCacheMax');
+    if (refused !== undefined) {
+      problems.push(refused);
+    } else if ('problem' in kept) {
+      problems.push(kept.problem);
+    } else if (options.slotDir !== undefined) {
+      keepCache = kept.keepCache;
+    }
+  }
   if (problems.length > 0) {
     throw new SvcError('ERR_DEPLOY_CONFIG', problems.join('; '));
   }
@@ -116,5 +132,6 @@ export function specFromDeployConfig(
     ...(config.serveArgs === undefined ? {} : { extraArgs: config.serveArgs }),
     ...(options.keyFile === undefined ? {} : { keyFile: options.keyFile }),
     ...(path === undefined ? {} : { path }),
+    ...(keepCache === undefined ? {} : { keepCache }),
   };
 }

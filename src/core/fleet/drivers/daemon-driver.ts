@@ -3,6 +3,7 @@
  * wake sends it the config its own Svcfile source resolves to, with its engine key.
  */
 import type { DaemonNode } from '../file/fleet-file.ts';
+import { withKeepCache } from '../file/node-keep-cache.ts';
 import { nodeSourceConfig } from '../load/load-fleet.ts';
 import { nodeLogs, nodeMetrics, nodeStart, nodeStatus, nodeStop } from './node-client.ts';
 import type { DriverContext, NodeDriver } from './node-driver.ts';
@@ -11,7 +12,7 @@ export function daemonDriver(context: DriverContext): NodeDriver<DaemonNode> {
   return {
     status: (node, timeoutMs) => nodeStatus(node, timeoutMs),
     wakeSource: (node) => nodeSourceConfig(context.fleet, node, context),
-    start: (node, source) => nodeStart(node, source.config),
+    start: (node, source) => nodeStart(node, withKeepCache(source.config, node)),
     stop: (node) => nodeStop(node),
     stats: (node) => nodeMetrics(node),
     logs: (node, query) => nodeLogs(node, query),

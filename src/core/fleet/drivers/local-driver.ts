@@ -14,6 +14,7 @@ import { readLogSlice } from '../../runner/engine-log.ts';
 import { statsOf, statusOf } from '../../state/record.ts';
 import { VERSION } from '../../version.ts';
 import type { LocalNode } from '../file/fleet-file.ts';
+import { withKeepCache } from '../file/node-keep-cache.ts';
 import { localNodeSource } from '../load/load-fleet.ts';
 import type { LocalEngines } from './local-engines.ts';
 import type { DriverContext, NodeDriver, NodeReply } from './node-driver.ts';
@@ -80,12 +81,12 @@ export function localDriver(
               `node "${node.name}" already runs an engine; stop it first (nothing was changed)`,
             );
           }
-          const config = await withPort(source.config, node, edges.freePort);
+          const config = await withPort(withKeepCache(source.config, node), node, edges.freePort);
           const key = node.engineKey;
-          const spec = specFromDeployConfig(
-            config,
-            key === undefined ? {} : { keyFile: engine.paths.key },
-          );
+          const spec = specFromDeployConfig(config, {
+            ...(key === undefined ? {} : { keyFile: engine.paths.key }),
+            slotDir: engine.paths.slots,
+          });
           // GUIDE D27: the environment `svc serve` would give it from the same Svcfile.
           await engine.start(
             { spec, ...(source.env === undefined ? {} : { env: source.env }) },

@@ -74,6 +74,8 @@ export interface LocalNodePaths {
   readonly log: string;
   readonly pid: string;
   readonly key: string;
+  /** docs/design.md D32: a keepCache engine's saved slots. */
+  readonly slots: string;
 }
 
 export function localNodePaths(stateDir: string, name: string): LocalNodePaths {
@@ -83,6 +85,7 @@ export function localNodePaths(stateDir: string, name: string): LocalNodePaths {
     log: join(dir, 'engine.log'),
     pid: join(dir, 'engine.pid'),
     key: join(dir, 'engine-api-key'),
+    slots: join(dir, 'slots'),
   };
 }
 

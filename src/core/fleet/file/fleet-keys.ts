@@ -45,6 +45,9 @@ const NODE_KEYS: KeyTable = {
   group: 'value',
   wakeCommand: 'value',
   sleepCommand: 'value',
+  // docs/design.md D32: the prompt cache kept across stops (node-keep-cache.ts).
+  keepCache: 'value',
+  keepCacheMax: 'value',
 };
 
 const QUEUE_LIMIT_KEYS: KeyTable = { max: 'value', timeout: 'value' };

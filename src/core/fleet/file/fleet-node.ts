@@ -8,6 +8,7 @@
 import { instanceTypeProblem } from '../../contract/deploy-config.ts';
 import { remoteNameProblem } from '../../remote/names.ts';
 import { type EngineOverride, engineOverride, isRecord, tagsOf } from './node-fields.ts';
+import { type NodeKeepCache, nodeKeepCacheOf } from './node-keep-cache.ts';
 import { type NodeScheduling, nodeSchedulingOf } from './node-scheduling.ts';
 
 export { type EngineOverride, isRecord } from './node-fields.ts';
@@ -15,7 +16,7 @@ export { type EngineOverride, isRecord } from './node-fields.ts';
 export type WakePolicy = 'on' | 'off';
 
 /** What every node has, whatever its kind; its scheduling settings too (GUIDE D25, D26). */
-interface NodeCommon extends NodeScheduling {
+interface NodeCommon extends NodeScheduling, NodeKeepCache {
   readonly name: string;
   /** The engine key, resolved from `engineTokenEnv` (a remote node: else the file's `apiKeyEnv`). */
   readonly engineKey?: string;
@@ -269,6 +270,7 @@ export function parseNode(
     ...(typeof raw['file'] === 'string' && raw['file'] !== '' ? { file: raw['file'] } : {}),
     ...(tags === undefined ? {} : { tags }),
     ...nodeSchedulingOf(raw, name, problem),
+    ...nodeKeepCacheOf(raw, name, kind, problem),
     wake: ownWake ?? context.fleetWake ?? 'on',
     ownWake: ownWake !== undefined,
   };
