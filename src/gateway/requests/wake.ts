@@ -98,6 +98,11 @@ export class Waker {
       }
       throw new GatewayError(409, `start refused: ${started.detail}`);
     }
+    const restored = started.value.lastCacheRestore;
+    if (restored !== undefined) {
+      // docs/design.md D32: the tokens a keepCache node brought back, its next turn's prefill saved.
+      this.logger.info('node woke with its prompt cache', { node: node.name, ...restored });
+    }
     return this.waitReady(node, model, deadline);
   }
 }
