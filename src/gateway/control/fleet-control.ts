@@ -190,7 +190,7 @@ export async function controlNode(
     if ((busy !== undefined || queued > 0) && !force) {
       throw busyRefusal(name, busy, queued);
     }
-    reply = await client.stop(node);
+    reply = await client.stop(node, force ? { force } : {});
   }
   if (!reply.ok) {
     throw new GatewayError(502, `node "${name}" refused to ${action}: ${reply.detail}`, {

@@ -98,11 +98,11 @@ export function localDriver(
         }
       });
     },
-    stop: (node) => {
+    stop: (node, options) => {
       const engine = engines.engine(node);
       return engine.serialized(async () => {
         try {
-          await engine.stop();
+          await engine.stop(options);
           return { ok: true, value: status(node) };
         } catch (error) {
           return failure(error, statusOfError(error));

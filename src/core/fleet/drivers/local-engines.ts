@@ -168,8 +168,8 @@ export class LocalEngine {
     });
   }
 
-  async stop(): Promise<void> {
-    await this.supervisor.stop();
+  async stop(options: { force?: boolean } = {}): Promise<void> {
+    await this.supervisor.stop(options);
     await this.edges.removeKey(this.paths.key).catch(() => undefined);
   }
 }

@@ -119,6 +119,7 @@ export interface NodeDriver<N extends FleetNode = FleetNode> {
     source: NodeSource,
     options?: StartOptions,
   ) => Promise<NodeReply<NodeStatus>>;
+  /** `force`: a forced stop (docs/design.md D28), which saves no kept cache (D32). */
   readonly stop: (node: N, options?: StopOptions) => Promise<NodeReply<NodeStatus>>;
   readonly stats: (node: N) => Promise<NodeReply<NodeStats>>;
   /**
