@@ -116,3 +116,26 @@ export function nextResidencyEnd(group: GroupView, now: number): number | undefi
   }
   return earliest;
 }
+
+/**
+ * Each declared group with its members, in file order. The fleet file refuses an unknown group at
+ * start-up (docs/design.md D26), so a member naming one here is a bug, thrown as such.
+ */
+export function groupViews(
+  groups: ReadonlyMap<string, GroupSettings>,
+  records: readonly NodeRecord[],
+): ReadonlyMap<string, GroupView> {
+  const views = new Map(
+    [...groups].map(([name, settings]) => [
+      name,
+      { name, settings, members: records.filter((record) => record.settings.group === name) },
+    ]),
+  );
+  for (const record of records) {
+    const group = record.settings.group;
+    if (group !== undefined && !views.has(group)) {
+      throw new Error(`node "${record.settings.name}" names an unknown group "${group}"`);
+    }
+  }
+  return views;
+}

@@ -8,12 +8,13 @@
  * refusal (GUIDE D28), `/v1/fleet` and `/metrics` all read it here.
  */
 import { AffinityMemory } from './affinity.ts';
-import type { GroupView } from './groups.ts';
+import { type GroupView,groupViews } from './groups.ts';
 import { IdleDue } from './idle-due.ts';
 import { takeReading } from './idle-stop.ts';
 import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes.ts';
 import { PlaceIndex } from './place-index.ts';
 import { type Waiting, WaitQueue } from './queue.ts';
+import { ServingIndex } from './serving-index.ts';
 import { queueLimitsFor } from './settings.ts';
 import { peakSent } from './slots.ts';
 import type {
@@ -29,8 +30,6 @@ import type {
 } from './types.ts';
 import type { PlanContext } from './wakes.ts';
 
-const NONE: readonly NodeRecord[] = [];
-
 /** One request in flight: where it runs, for which model, since when. */
 export interface Running {
   readonly node: NodeRecord;
@@ -38,10 +37,6 @@ export interface Running {
   readonly since: number;
 }
 const NONE_SERVED: readonly string[] = [];
-
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((name, index) => name === b[index]);
-}
 
 export class Ledger {
   readonly records: readonly NodeRecord[];
@@ -60,8 +55,8 @@ export class Ledger {
   readonly idleDue: IdleDue;
   /** Where each model's next request goes, renewed likewise (place-index.ts). */
   readonly placing: PlaceIndex;
-  /** The nodes whose view serves each model, kept as views change: placement reads no others. */
-  private readonly byModel = new Map<string, Set<NodeRecord>>();
+  /** The nodes whose view serves each model: placement reads no others. */
+  private readonly byModel = new ServingIndex();
 
   constructor(readonly settings: SchedulerSettings) {
     this.records = settings.nodes.map((node, order) => nodeRecord(node, order));
@@ -69,23 +64,7 @@ export class Ledger {
     this.idleWatched = this.records.filter((record) => record.settings.idleStopMs !== undefined);
     this.idleDue = new IdleDue(this.idleWatched);
     this.placing = new PlaceIndex(settings.prefer, this.byName, (model) => this.serving(model));
-    this.groups = new Map(
-      [...settings.groups].map(([name, group]) => [
-        name,
-        {
-          name,
-          settings: group,
-          members: this.records.filter((record) => record.settings.group === name),
-        },
-      ]),
-    );
-    for (const record of this.records) {
-      const group = record.settings.group;
-      if (group !== undefined && !this.groups.has(group)) {
-        // The fleet file refuses an unknown group at start-up (GUIDE D26); reaching here is a bug.
-        throw new Error(`node "${record.settings.name}" names an unknown group "${group}"`);
-      }
-    }
+    this.groups = groupViews(settings.groups, this.records);
   }
 
   limits(model: string): QueueLimits {
@@ -118,10 +97,8 @@ export class Ledger {
   /** Slots freeing per second over the nodes serving the model (slots.ts). */
   rateFor(model: string, now: number): number {
     let rate = 0;
-    for (const record of this.records) {
-      if (record.view?.serves.includes(model) === true) {
-        rate += record.frees.rate(now);
-      }
+    for (const record of this.serving(model)) {
+      rate += record.frees.rate(now);
     }
     return rate;
   }
@@ -152,7 +129,7 @@ export class Ledger {
 
   /** The nodes whose view serves `model` (running or not): the candidates for placing it. */
   serving(model: string): Iterable<NodeRecord> {
-    return this.byModel.get(model) ?? NONE;
+    return this.byModel.of(model);
   }
 
   views(views: readonly NodeView[]): void {
@@ -168,19 +145,8 @@ export class Ledger {
   private apply(record: NodeRecord, view: NodeView, ours = false): void {
     this.changed(record);
     const before = record.view?.serves ?? NONE_SERVED;
-    if (!applyView(record, view, ours) || sameNames(before, view.serves)) {
-      return;
-    }
-    for (const model of before) {
-      this.byModel.get(model)?.delete(record);
-    }
-    for (const model of view.serves) {
-      let serving = this.byModel.get(model);
-      if (serving === undefined) {
-        serving = new Set();
-        this.byModel.set(model, serving);
-      }
-      serving.add(record);
+    if (applyView(record, view, ours)) {
+      this.byModel.moved(record, before, view.serves);
     }
   }
 
