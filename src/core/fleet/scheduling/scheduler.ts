@@ -15,17 +15,17 @@
  * One concern per file: arrival.ts (what an arrival gets), route-decision.ts (the same, read-only,
  * GUIDE D33), slots.ts, placement.ts (place-index.ts keeps its choice per model), queue.ts,
  * deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, starts.ts (an
- * operator's start), idle-stop.ts (and its fresh reads), keep-warm.ts,
+ * operator's start), idle-stop.ts (and its fresh reads), keep-warm.ts, node-upkeep.ts (both),
  * nodes.ts, ledger.ts (the books), due.ts (the timer; idle-due.ts), lazy-heap.ts, affinity.ts and
  * affinity-key.ts, settings.ts (defaults).
  */
 import { arrivalOf, placeNow } from './arrival.ts';
 import { expiryOf } from './deadlines.ts';
 import { nextDueAt } from './due.ts';
-import { activityReadDue, idleStopAt, idleStopDue } from './idle-stop.ts';
+import { idleStopAt } from './idle-stop.ts';
 import { inFlightOf, type NodeInFlight } from './in-flight-of.ts';
-import { keepWarmModel, keepWarmPending } from './keep-warm.ts';
 import { Ledger } from './ledger.ts';
+import { upkeep } from './node-upkeep.ts';
 import { isUp, readyFor } from './nodes.ts';
 import type { Waiting } from './queue.ts';
 import { type RouteDecision, routeDecision } from './route-decision.ts';
@@ -83,8 +83,7 @@ export class Scheduler {
     this.plan(now, actions, refused);
     // Idleness and keep-warm change with time and views, never with a request's arrival or end.
     if (event.kind !== 'arrive' && event.kind !== 'end') {
-      this.stopIdle(now, actions);
-      this.keepWarm(now, actions);
+      upkeep(books, now, actions);
     }
     return actions;
   }
@@ -278,34 +277,6 @@ export class Scheduler {
         const reason = plan.kind === 'failed' ? 'wake_failed' : 'no_node';
         for (const entry of [...books.queue.entries(model)]) {
           actions.push(books.reject(entry, reason, now, undefined, detail));
-        }
-      }
-    }
-  }
-
-  /** A stop is decided on a read asked once it fell due (idle-stop.ts), so reads come first. */
-  private stopIdle(now: number, actions: Action[]): void {
-    const books = this.books;
-    for (const record of books.idleWatched) {
-      if (idleStopDue(record, books.queuedFor(record), now)) {
-        actions.push(books.stop(record, 'idle', now));
-        continue;
-      }
-      const read = activityReadDue(record);
-      if (read !== undefined && read <= now) {
-        actions.push(books.read(record, now));
-      }
-    }
-  }
-
-  private keepWarm(now: number, actions: Action[]): void {
-    const books = this.books;
-    for (const record of books.records) {
-      if (keepWarmPending(record)) {
-        record.warmDecided = true;
-        const model = keepWarmModel(record, books.groupOf(record));
-        if (model !== undefined) {
-          actions.push(books.wake(record, model, 'keep-warm', now));
         }
       }
     }
