@@ -85,6 +85,12 @@ function parentOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
+/** A process's state letter from /proc ('T': stopped by a signal). */
+function stateOf(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+}
+
 /** Waits (at most the guarantee's 5 s) until no process of `pids` is left. */
 async function treeGone(pids: readonly number[]): Promise<void> {
   await eventually(
@@ -155,9 +161,17 @@ describe('no process of the engine tree outlives the daemon', () => {
     const pids = await treeOf(first, true);
     // The engine's parent is its watchdog. It dies with the daemon here, so that only the new
     // daemon's reaping can end the SIGTERM-ignoring group, not the watchdog's own 3 s grace
-    // (which a loaded machine may outlast while the new daemon starts).
+    // (which a loaded machine may outlast while the new daemon starts). The daemon is stopped
+    // first: a live daemon that sees its watchdog killed ends the group itself (engine-process.ts),
+    // and would do so whenever the scheduler ran it between the two kills.
     const watchdog = parentOf(pids[0] ?? 0);
     try {
+      process.kill(first.process.pid, 'SIGSTOP');
+      await eventually(
+        () => Promise.resolve(stateOf(first.process.pid)),
+        (state) => state === 'T',
+        `the first daemon (pid ${first.process.pid}) stopped`,
+      );
       process.kill(watchdog, 'SIGKILL');
       process.kill(first.process.pid, 'SIGKILL');
       await first.process.exited();
