@@ -107,6 +107,10 @@ describe("README's Try it and docs/serve.md", () => {
     // 3. A daemon on loopback, driven with curl.
     const [start, ...calls] = daemon;
     expect(start?.command.endsWith(' &')).toBe(true);
+    // The start answers before the engine has loaded its model: the page shows the wait a reader
+    // needs before the status says ready, and it is run here as written.
+    const readAt = calls.findIndex((step) => step.command.endsWith('/v1/status'));
+    expect(calls[readAt - 1]?.command).toMatch(/^until curl -s \S+\/v1\/status .*"ready":"ready"/);
     const drive = session();
     const running = await drive.background(
       (start?.command ?? '').replace(/ &$/, ''),
