@@ -2,7 +2,8 @@
  * Local nodes' engines (docs/design.md D27) over fake edges, for the unit tests of the local driver and of
  * the engines' lifecycle: every engine start is recorded and ends when the test says, key files
  * and pid records live in maps, the fleet claim records what it was asked, and `leftOver` names
- * the nodes whose pid record a previous gateway left (a reap finds pid 4242 there). No process
+ * the nodes whose pid record a previous gateway left (a reap finds pid 4242 there), and a start
+ * may be made to fail as an engine's would. No process
  * starts and no time is waited for.
  */
 import type { DeployConfig } from '../../../src/core/contract/schemas.ts';
@@ -45,7 +46,12 @@ export interface EnginesHarness {
   readonly keyRemoved: Promise<void>;
 }
 
-export function enginesHarness(leftOver: readonly string[] = []): EnginesHarness {
+/** `failures`: what the first engine starts throw, one each, before starts succeed. */
+export function enginesHarness(
+  leftOver: readonly string[] = [],
+  failures: readonly Error[] = [],
+): EnginesHarness {
+  const failing = [...failures];
   const launched: EngineProcessOptions[] = [];
   const exits: ((exit: EngineExit) => void)[] = [];
   const keys = new Map<string, string>();
@@ -62,6 +68,10 @@ export function enginesHarness(leftOver: readonly string[] = []): EnginesHarness
       now: () => AT,
       startEngine: (options) => {
         launched.push(options);
+        const failure = failing.shift();
+        if (failure !== undefined) {
+          return Promise.reject(failure);
+        }
         const pid = 1000 + launched.length;
         let exit: (value: EngineExit) => void = () => undefined;
         const exited = new Promise<EngineExit>((resolve) => {

@@ -15,12 +15,13 @@ import {
   SOURCE,
 } from '../../../../test/support/fakes/local-engines.ts';
 import { localNode } from '../../../../test/support/project-files/fleet-node.ts';
+import { EngineStartError } from '../../runner/engine-process.ts';
 import type { LocalNode } from '../file/fleet-file.ts';
-import { localDriver, withPort } from './local-driver.ts';
+import { localDriver, PORT_TRIES, withPort } from './local-driver.ts';
 
 /** The engines harness with the local driver over them, as the gateway's by-kind table builds it. */
-function harness(leftOver: readonly string[] = []) {
-  const h = enginesHarness(leftOver);
+function harness(leftOver: readonly string[] = [], failures: readonly Error[] = []) {
+  const h = enginesHarness(leftOver, failures);
   const freePorts: number[] = [];
   const driver = localDriver({ fleet: FLEET, configDir: '/cfg', env: {} }, h.engines, {
     now: () => AT,
@@ -60,6 +61,40 @@ describe('local driver', () => {
         engine: { port: 41001, loopbackOnly: true, requiresKey: false },
       },
     });
+  });
+
+  it('starts again on another free port when the one picked was taken before the bind', async () => {
+    const taken = (port: number) =>
+      new EngineStartError(
+        `the engine exited during start-up (exit code 1); the engine's last log lines:\n  start: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: ${port}`,
+        { code: 1, signal: null },
+      );
+    const h = harness([], [taken(41001)]);
+    const reply = await h.driver.start(localNode('box'), SOURCE);
+    expect(h.launched.map((options) => flag(options.args, '--port'))).toEqual(['41001', '41002']);
+    expect(reply).toMatchObject({ ok: true, value: { engine: { port: 41002 } } });
+    // Bounded: a port taken every time fails the start, naming why.
+    const unlucky = harness([], [taken(41001), taken(41002), taken(41003)]);
+    const failed = await unlucky.driver.start(localNode('box'), SOURCE);
+    expect(unlucky.launched).toHaveLength(PORT_TRIES);
+    expect(failed).toMatchObject({ ok: false, status: 400 });
+    expect(failed.ok ? '' : failed.detail).toContain("couldn't bind HTTP server socket");
+  });
+
+  it('tries no other port when the failure is not a taken port, or the port was named', async () => {
+    const other = new EngineStartError('the engine exited during start-up (exit code 1)', {
+      code: 1,
+      signal: null,
+    });
+    const h = harness([], [other]);
+    expect(await h.driver.start(localNode('box'), SOURCE)).toMatchObject({ ok: false });
+    expect(h.launched).toHaveLength(1);
+    const named = harness([], [new EngineStartError("couldn't bind HTTP server socket")]);
+    const config = { ...CONFIG, serveArgs: ['--port', '9001'] };
+    expect(await named.driver.start(localNode('box'), { ...SOURCE, config })).toMatchObject({
+      ok: false,
+    });
+    expect(named.launched).toHaveLength(1);
   });
 
   it('keeps the port BASEURL names, asking for no free one', async () => {

@@ -11,6 +11,7 @@ import { ENGINES } from '../../engines/engine-table.ts';
 import { specFromDeployConfig } from '../../engines/from-deploy-config.ts';
 import { SvcError } from '../../errors.ts';
 import { readLogSlice } from '../../runner/engine-log.ts';
+import { EngineStartError } from '../../runner/engine-process.ts';
 import { statsOf, statusOf } from '../../state/record.ts';
 import { VERSION } from '../../version.ts';
 import type { LocalNode } from '../file/fleet-file.ts';
@@ -51,6 +52,20 @@ export async function withPort(
   };
 }
 
+/** Free ports tried for one start: each pick can be lost to another process before the bind. */
+export const PORT_TRIES = 3;
+
+/**
+ * The engine could not bind its port (llama-server's "couldn't bind HTTP server socket", Python's
+ * EADDRINUSE), as its start failure quotes its log.
+ */
+export function portTaken(error: unknown): boolean {
+  return (
+    error instanceof EngineStartError &&
+    /couldn't bind|address already in use|EADDRINUSE/i.test(error.message)
+  );
+}
+
 function failure(error: unknown, status: number): NodeReply<never> {
   return { ok: false, outcome: 'failed', status, detail: (error as Error).message };
 }
@@ -81,18 +96,31 @@ export function localDriver(
               `node "${node.name}" already runs an engine; stop it first (nothing was changed)`,
             );
           }
-          const config = await withPort(withKeepCache(source.config, node), node, edges.freePort);
           const key = node.engineKey;
-          const spec = specFromDeployConfig(config, {
-            ...(key === undefined ? {} : { keyFile: engine.paths.key }),
-            slotDir: engine.paths.slots,
-          });
-          // GUIDE D27: the environment `svc serve` would give it from the same Svcfile.
-          await engine.start(
-            { spec, ...(source.env === undefined ? {} : { env: source.env }) },
-            key,
-          );
-          return { ok: true, value: status(node) };
+          // A port we picked free may be taken before the engine binds it: pick another.
+          for (let tries = 1; ; tries += 1) {
+            const picked: number[] = [];
+            const config = await withPort(withKeepCache(source.config, node), node, async () => {
+              picked.push(await edges.freePort());
+              return picked[0] ?? 0;
+            });
+            const spec = specFromDeployConfig(config, {
+              ...(key === undefined ? {} : { keyFile: engine.paths.key }),
+              slotDir: engine.paths.slots,
+            });
+            try {
+              // GUIDE D27: the environment `svc serve` would give it from the same Svcfile.
+              await engine.start(
+                { spec, ...(source.env === undefined ? {} : { env: source.env }) },
+                key,
+              );
+              return { ok: true, value: status(node) };
+            } catch (error) {
+              if (picked.length === 0 || tries >= PORT_TRIES || !portTaken(error)) {
+                throw error;
+              }
+            }
+          }
         } catch (error) {
           return failure(error, statusOfError(error));
         }
