@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'test/support/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'test/support/**/*.test.ts', 'bench/**/*.test.ts'],
           environment: 'node',
           // No test depends on the machine's speed: properties run a fixed numRuns, and the
           // limit is generous enough for a loaded 2-core machine (vitest's default is 5 s).

@@ -17,11 +17,13 @@ import { gatewayReport } from './gateway-report.ts';
 import { benchLocal } from './local.ts';
 import { localReport } from './local-report.ts';
 import { benchRecordCost } from './metrics-record.ts';
+import { missingTools, onPath } from './prerequisites.ts';
 import { benchSamplerCost } from './sampler-cost.ts';
-import { benchScheduler, type Build } from './scheduler/scheduler.ts';
+import { benchScheduler, type Build, type SchedulerBench } from './scheduler/scheduler.ts';
 import { schedulerReport } from './scheduler/scheduler-report.ts';
 import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
+import { svcEnv } from './support.ts';
 import { benchWake } from './wake.ts';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../..');
@@ -189,6 +191,11 @@ async function fleetSection(): Promise<string> {
   ].join('\n');
 }
 
+/** BENCH_SCHEDULER_SCENARIOS=1,2 runs only those while iterating; the recorded figures run all. */
+const schedulerScenarios = new Set(
+  (process.env['BENCH_SCHEDULER_SCENARIOS'] ?? '1,2,3,4').split(',').map(Number),
+);
+
 async function schedulerSection(model: string): Promise<string> {
   // BENCH_GATEWAY_BEFORE=<another build's cli.js> adds that build to scenarios 1 and 2, same run.
   const before = process.env['BENCH_GATEWAY_BEFORE'];
@@ -196,11 +203,12 @@ async function schedulerSection(model: string): Promise<string> {
   if (before !== undefined && before !== '') {
     builds.push({ label: `before (${before})`, cli: before });
   }
-  // BENCH_SCHEDULER_SCENARIOS=1,2 runs only those while iterating; the recorded figures run all.
-  const scenarios = new Set(
-    (process.env['BENCH_SCHEDULER_SCENARIOS'] ?? '1,2,3,4').split(',').map(Number),
-  );
-  return schedulerReport(await benchScheduler(repoRoot, model, builds, scenarios), machine());
+  // Each scenario's table as it finishes: a later scenario's failure keeps the earlier figures.
+  const finished = (partial: SchedulerBench): void => {
+    process.stdout.write(`\n${schedulerReport(partial, machine())}\n`);
+  };
+  const bench = await benchScheduler(repoRoot, model, builds, schedulerScenarios, finished);
+  return schedulerReport(bench, machine());
 }
 
 async function localSection(model: string): Promise<string> {
@@ -218,8 +226,6 @@ async function localSection(model: string): Promise<string> {
 
 const only = process.env['BENCH_ONLY'];
 const runs = (name: string): boolean => only === undefined || only === '' || only === name;
-const model = await writeTinyModel(join(repoRoot, '.cache', 'bench', 'tiny.gguf'));
-let text = await readFile(page, 'utf8');
 const sections: [string, () => string | Promise<string>][] = [
   ['startup', startupSection],
   ['sampler', () => samplerSection(model)],
@@ -230,11 +236,32 @@ const sections: [string, () => string | Promise<string>][] = [
   ['scheduler', () => schedulerSection(model)],
   ['local', () => localSection(model)],
 ];
-for (const [name, measure] of sections) {
-  if (runs(name)) {
-    const body = await measure();
-    process.stdout.write(`\n## ${name}\n${body}\n`);
-    text = replaceSection(text, name, body);
-    await writeFile(page, text);
+// Every section's tools before the first starts (the engine kit's binaries first, as svcEnv).
+const missing = missingTools(
+  sections.map(([name]) => name).filter(runs),
+  schedulerScenarios,
+  onPath(svcEnv(repoRoot)['PATH'] ?? ''),
+);
+/** Runs each section asked for, rewriting its part of the page as soon as it ends. */
+async function runSections(): Promise<void> {
+  let text = await readFile(page, 'utf8');
+  for (const [name, measure] of sections) {
+    if (runs(name)) {
+      const body = await measure();
+      process.stdout.write(`\n## ${name}\n${body}\n`);
+      text = replaceSection(text, name, body);
+      await writeFile(page, text);
+    }
   }
+}
+
+let model = '';
+if (missing.length > 0) {
+  process.stderr.write(
+    `npm run bench: missing prerequisites, nothing was run:\n  ${missing.join('\n  ')}\n`,
+  );
+  process.exitCode = 1;
+} else {
+  model = await writeTinyModel(join(repoRoot, '.cache', 'bench', 'tiny.gguf'));
+  await runSections();
 }

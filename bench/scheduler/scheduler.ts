@@ -134,23 +134,49 @@ async function scenarioBurst(
   return runs;
 }
 
-/** BENCH_SCHEDULER_SCENARIOS=1,2 runs only those scenarios (all four by default). */
+/**
+ * BENCH_SCHEDULER_SCENARIOS=1,2 runs only those scenarios (all four by default). `finished` hears
+ * each scenario's figures alone as soon as it ends, so a later one's failure loses none of them.
+ */
 export async function benchScheduler(
   repoRoot: string,
   model: string,
   builds: readonly Build[],
   scenarios: ReadonlySet<number>,
+  finished: (scenario: SchedulerBench) => void = () => undefined,
 ): Promise<SchedulerBench> {
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   const work = await mkdtemp(join(tmpdir(), 'svc-schedbench-'));
   const current = builds[0] as Build;
+  const none: SchedulerBench = {
+    builds: builds.map((build) => build.label),
+    makespan: [],
+    burst: [],
+    affinity: [],
+    swap: undefined,
+    load: [loadAtStart, loadAtStart],
+  };
+  const scenario = async <K extends 'makespan' | 'burst' | 'affinity' | 'swap'>(
+    number: number,
+    key: K,
+    run: () => Promise<SchedulerBench[K]>,
+  ): Promise<SchedulerBench[K]> => {
+    if (!scenarios.has(number)) {
+      return none[key];
+    }
+    const figures = await run();
+    finished({ ...none, [key]: figures, load: [loadAtStart, loadavg()[0] ?? Number.NaN] });
+    return figures;
+  };
   try {
     return {
-      builds: builds.map((build) => build.label),
-      makespan: scenarios.has(1) ? await scenarioMakespan(repoRoot, work, builds) : [],
-      burst: scenarios.has(2) ? await scenarioBurst(repoRoot, work, builds) : [],
-      affinity: scenarios.has(3) ? await scenarioAffinity(repoRoot, work, current, model) : [],
-      swap: scenarios.has(4) ? await scenarioSwap(repoRoot, work, current, 3) : undefined,
+      builds: none.builds,
+      makespan: await scenario(1, 'makespan', () => scenarioMakespan(repoRoot, work, builds)),
+      burst: await scenario(2, 'burst', () => scenarioBurst(repoRoot, work, builds)),
+      affinity: await scenario(3, 'affinity', () =>
+        scenarioAffinity(repoRoot, work, current, model),
+      ),
+      swap: await scenario(4, 'swap', () => scenarioSwap(repoRoot, work, current, 3)),
       load: [loadAtStart, loadavg()[0] ?? Number.NaN],
     };
   } finally {
