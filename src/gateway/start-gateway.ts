@@ -27,10 +27,10 @@ import { localProblems } from './models/node-problems.ts';
 import { availableNow } from './models/snapshot-replies.ts';
 import { loadPage } from './page/fleet-page.ts';
 import { GatewayScheduler } from './requests/gateway-scheduler.ts';
+import { type LoopTimers } from './requests/loop-contract.ts';
 import { MachineWaker } from './requests/machine-wake.ts';
 import { fleetSecrets } from './requests/node-command-env.ts';
 import { NodeCommands } from './requests/node-commands.ts';
-import type { LoopTimers } from './requests/schedule-loop.ts';
 import { Waker } from './requests/wake.ts';
 
 export interface GatewayOptions {

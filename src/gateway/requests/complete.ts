@@ -13,7 +13,7 @@ import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import { proxy } from '../relay/proxy.ts';
 import type { GatewayScheduler } from './gateway-scheduler.ts';
-import { type Admission, type DispatchAction, Refused } from './schedule-loop.ts';
+import { type Admission, type DispatchAction, Refused } from './loop-contract.ts';
 import { waitForPlace } from './wait-for-place.ts';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;

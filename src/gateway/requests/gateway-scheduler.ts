@@ -18,6 +18,8 @@ import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Available } from '../models/snapshot-replies.ts';
 import { readActivity } from './activity-read.ts';
+import { type Admission, type RejectAction } from './loop-contract.ts';
+import { type LoopTimers } from './loop-contract.ts';
 import { MachineSleep } from './machine-sleep.ts';
 import type { MachineWaker } from './machine-wake.ts';
 import { noNodeError } from './no-node.ts';
@@ -25,12 +27,7 @@ import type { NodeCommands } from './node-commands.ts';
 import { watchNodes } from './node-watch.ts';
 import { operatorStart } from './operator-start.ts';
 import { rejectionError } from './rejection.ts';
-import {
-  type Admission,
-  type LoopTimers,
-  type RejectAction,
-  ScheduleLoop,
-} from './schedule-loop.ts';
+import { ScheduleLoop } from './schedule-loop.ts';
 import { SchedulerViews } from './scheduler-views.ts';
 import type { Waker } from './wake.ts';
 

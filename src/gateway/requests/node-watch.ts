@@ -3,7 +3,7 @@
  * rest when the gateway is idle), so an idle node is let go and a keep-warm node started on time.
  */
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
-import type { LoopTimers } from './schedule-loop.ts';
+import { type LoopTimers } from './loop-contract.ts';
 
 /** How often a node under idle stop or keep-warm is asked while no request comes, at most. */
 const WATCH_MAX_MS = 10_000;

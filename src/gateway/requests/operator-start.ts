@@ -11,8 +11,9 @@ import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { GroupSettings } from '../../core/fleet/scheduling/types.ts';
 import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
+import { StartRefused } from './loop-contract.ts';
 import { startRefusalError } from './rejection.ts';
-import { type ScheduleLoop, StartRefused } from './schedule-loop.ts';
+import { type ScheduleLoop } from './schedule-loop.ts';
 import type { SchedulerViews } from './scheduler-views.ts';
 
 export interface OperatorStartDeps {

@@ -8,7 +8,7 @@ import { formatDurationText } from '../../core/duration.ts';
 import { holdText, startRefusalText } from '../../core/fleet/scheduling/refusal-text.ts';
 import type { QueueLimits } from '../../core/fleet/scheduling/types.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
-import type { RejectAction, StartRefusedAction } from './schedule-loop.ts';
+import { type RejectAction, type StartRefusedAction } from './loop-contract.ts';
 import { wakeTimedOut } from './wait-ready.ts';
 
 export interface RejectionContext {

@@ -10,18 +10,18 @@ import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';
 import type { NodeView } from '../../core/fleet/scheduling/types.ts';
 import { errorBody } from '../../core/http/gateway-error.ts';
-import { startRefusalError } from './rejection.ts';
 import {
   type Admission,
   type DispatchAction,
   HungUp,
   Refused,
-  ScheduleLoop,
   type StartAction,
   StartRefused,
   type StopAction,
   type WakeAction,
-} from './schedule-loop.ts';
+} from './loop-contract.ts';
+import { startRefusalError } from './rejection.ts';
+import { ScheduleLoop } from './schedule-loop.ts';
 
 const MODEL = 'tiny';
 

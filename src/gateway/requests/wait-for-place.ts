@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { GatewayScheduler } from './gateway-scheduler.ts';
-import { type DispatchAction, HungUp, Refused } from './schedule-loop.ts';
+import { type DispatchAction, HungUp, Refused } from './loop-contract.ts';
 import { withWaitProgress } from './wait-progress.ts';
 
 export interface WaitDeps {
