@@ -12,7 +12,7 @@ import {
   planWith,
   yamlLines,
 } from '../../test/support/project-files/import-plan.ts';
-import { splitCommand } from './command-line.ts';
+import { splitCommand } from '../core/engines/split-command.ts';
 
 interface PoolFlag {
   /** The setting's slot: one flag per slot in a cmd. */

@@ -4,7 +4,7 @@
  * nowhere, a `ttl` that is no number) are reported, naming the field and its line; everything
  * svc has no place for is a loss with its reason. Pure.
  */
-import { splitCommand } from './command-line.ts';
+import { splitCommand } from '../core/engines/split-command.ts';
 import type { ConfigYaml } from './config-yaml.ts';
 import { engineArgs } from './engine-command.ts';
 import { type EngineFields, engineFields } from './engine-flags.ts';

@@ -1,7 +1,7 @@
 /** A llama-swap `cmd` split the way llama-swap splits it: comments, continuations, quoting. */
 import { describe, expect, it } from 'vitest';
 
-import { splitCommand } from './command-line.ts';
+import { splitCommand } from './split-command.ts';
 
 describe('splitCommand', () => {
   it('drops comment lines and joins the rest, continuations included', () => {

@@ -1,8 +1,9 @@
 /**
- * A llama-swap `cmd` as the argv llama-swap would run: lines whose first character (after
- * indentation) is `#` are comments, a trailing `\` joins lines, and the rest is split into words
- * with shell quoting (single quotes literal, double quotes and backslash escapes). No shell runs
- * it, so there is no variable or glob expansion. Pure.
+ * A command line as the argv it runs, never through a shell: a llama-swap `cmd`, a Svcfile's
+ * COMMAND and STOP (docs/design.md D31). Lines whose first character (after indentation) is `#`
+ * are comments, a trailing `\` joins lines, and the rest is split into words with shell quoting
+ * (single quotes literal, double quotes and backslash escapes). No shell runs it, so there is no
+ * variable or glob expansion. Pure.
  */
 
 /** The words of a command, or the reason it cannot be split (an unclosed quote). */
