@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { resolveGuardedListen } from '../core/auth/guarded-listen.ts';
 import { configPaths } from '../core/config-dir.ts';
 import { buildControlApi } from '../core/control-api/app.ts';
-import { buildCommand } from '../core/engines/build-command.ts';
+import { buildCommand, namedProgram } from '../core/engines/build-command.ts';
 import { servedKeepCache } from '../core/engines/keep-cache.ts';
 import { printedBinary } from '../core/engines/locate-binary.ts';
 import { formatCommand } from '../core/engines/shell-quote.ts';
@@ -100,7 +100,12 @@ export async function runServe(options: ServeOptions): Promise<number> {
       ? servedKeepCache(opened.spec, join(options.configDir, 'serve', 'slots'))
       : opened.spec;
   const command = buildCommand(spec);
-  const bin = printedBinary(opened.spec.runner, command.bin, opened.env['PATH']);
+  const bin = printedBinary(
+    opened.spec.runner,
+    command.bin,
+    opened.env['PATH'],
+    namedProgram(opened.spec, command),
+  );
   const printed = `${formatCommand([bin, ...command.args])}\n`;
   options.stderr.write(`${narration(opened).join('\n')}\n`);
   if (options.dryRun) {

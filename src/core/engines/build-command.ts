@@ -4,15 +4,72 @@
  * (or deploy config) states, each later layer replacing an earlier entry in place (spec §1.4);
  * then verbatim extra args, the metrics switch and the key file.
  */
+import type { EngineEndpoint } from '../contract/schemas.ts';
 import { SvcError } from '../errors.ts';
 import { mergeLayers, type Param, presetParams, renderParams } from './dialect.ts';
+import { type EngineBind, engineEndpoint, localEngineUrl } from './engine-endpoint.ts';
 import type { EngineSpec } from './engine-spec.ts';
-import { ENGINES, type FieldFlag } from './engine-table.ts';
+import { type EngineDefinition, ENGINES, type FieldFlag } from './engine-table.ts';
 
 export interface EngineCommand {
-  /** Executable name as looked up on PATH (locate-binary.ts resolves it). */
+  /** Executable name as looked up on PATH (locate-binary.ts resolves it), or a path. */
   readonly bin: string;
   readonly args: readonly string[];
+  /** `PROVIDER command`: where the program listens, which its argv does not say in flags. */
+  readonly bind?: EngineBind;
+}
+
+/** docs/design.md D31: the placeholders COMMAND and STOP take. */
+export const PORT_PLACEHOLDER = '${PORT}';
+export const PID_PLACEHOLDER = '${PID}';
+
+/** The engine's table row as this spec runs it: `PROVIDER command` checks readiness on HEALTH. */
+export function engineOf(spec: EngineSpec): EngineDefinition {
+  const engine = ENGINES[spec.runner];
+  return spec.command === undefined
+    ? engine
+    : { ...engine, health: { path: spec.command.health, readyWhen: '200' } };
+}
+
+/**
+ * docs/design.md D31: COMMAND with `${PORT}` replaced by BASEURL's port, or the port the
+ * gateway or daemon chose (which arrives as the spec's port), else the row's default.
+ */
+function programCommand(spec: EngineSpec): EngineCommand {
+  const engine = ENGINES.command;
+  const port = spec.port ?? engine.defaultPort;
+  const [bin, ...args] = (spec.command?.argv ?? []).map((word) =>
+    word.replaceAll(PORT_PLACEHOLDER, String(port)),
+  );
+  if (bin === undefined) {
+    // resolve.ts refuses a PROVIDER command without COMMAND; reaching here is a bug.
+    throw new SvcError('ERR_INTERNAL', 'PROVIDER command has no COMMAND');
+  }
+  return { bin, args, bind: { host: spec.host ?? engine.defaultHost, port } };
+}
+
+/** The program the Svcfile itself names (COMMAND's, ENGINE's), which is run as written. */
+export function namedProgram(spec: EngineSpec, command: EngineCommand): string | undefined {
+  return spec.runner === 'command' || spec.binary !== undefined ? command.bin : undefined;
+}
+
+/** Where the engine a spec runs answers (spec §2.2), and the URL this machine reaches it on. */
+export function engineAddress(
+  spec: EngineSpec,
+  command: EngineCommand,
+): { endpoint: EngineEndpoint; baseUrl: string } {
+  const endpoint = engineEndpoint(spec.runner, command.args, {
+    keyed: spec.keyFile !== undefined,
+    ...(spec.path === undefined ? {} : { path: spec.path }),
+    ...(command.bind === undefined ? {} : { bind: command.bind }),
+  });
+  const baseUrl = localEngineUrl(spec.runner, command.args, endpoint.port, command.bind);
+  return { endpoint, baseUrl };
+}
+
+/** The STOP command for the engine running as `pid`, or undefined when the Svcfile has none. */
+export function stopCommand(spec: EngineSpec, pid: number): string[] | undefined {
+  return spec.command?.stop?.map((word) => word.replaceAll(PID_PLACEHOLDER, String(pid)));
 }
 
 function field(flag: FieldFlag, value: string): Param {
@@ -41,19 +98,22 @@ function fieldParams(spec: EngineSpec): Param[] {
     const slots = engine.scalesContextByParallel ? (spec.parallel ?? 1) : 1;
     params.push(field(engine.context, String(spec.context * slots)));
   }
-  if (spec.parallel !== undefined) {
+  if (spec.parallel !== undefined && engine.parallel !== undefined) {
     params.push(field(engine.parallel, String(spec.parallel)));
   }
-  if (spec.host !== undefined) {
+  if (spec.host !== undefined && engine.host !== undefined) {
     params.push(field(engine.host, spec.host));
   }
-  if (spec.port !== undefined) {
+  if (spec.port !== undefined && engine.port !== undefined) {
     params.push(field(engine.port, String(spec.port)));
   }
   return params;
 }
 
 export function buildCommand(spec: EngineSpec): EngineCommand {
+  if (spec.runner === 'command') {
+    return programCommand(spec);
+  }
   const engine = ENGINES[spec.runner];
   const layers = (spec.presetLayers ?? []).map((entries) => presetParams(engine.dialect, entries));
   const extra = presetParams(engine.dialect, spec.extraSettings ?? []);
@@ -85,5 +145,5 @@ export function buildCommand(spec: EngineSpec): EngineCommand {
     }
     args.push(engine.keyFileFlag, spec.keyFile);
   }
-  return { bin: engine.binaries[0] ?? spec.runner, args };
+  return { bin: spec.binary ?? engine.binaries[0] ?? spec.runner, args };
 }

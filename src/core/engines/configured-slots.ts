@@ -9,10 +9,14 @@ import { ENGINES, type Runner } from './engine-table.ts';
 /** Every spelling of the engine's slot flag: its own, and its short aliases (llama.cpp `-np`). */
 function slotFlags(runner: Runner): string[] {
   const engine = ENGINES[runner];
+  if (engine.parallel === undefined) {
+    return [];
+  }
+  const parallel = engine.parallel;
   const aliases = Object.entries(engine.dialect.aliases)
-    .filter(([, canonical]) => canonical === engine.parallel.key)
+    .filter(([, canonical]) => canonical === parallel.key)
     .map(([alias]) => `-${alias}`);
-  return [engine.parallel.flag, ...aliases];
+  return [parallel.flag, ...aliases];
 }
 
 /** The value of the last occurrence of any of `flags`, as `--flag value` or `--flag=value`. */

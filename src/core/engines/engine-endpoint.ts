@@ -26,16 +26,37 @@ function isLoopbackName(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
 }
 
+/** The engine's bind as its argv states it, or as `bind` gives it for an engine with no flags. */
+function bindOf(
+  runner: Runner,
+  args: readonly string[],
+  bind: EngineBind | undefined,
+): { host: string; port: number } {
+  const engine = ENGINES[runner];
+  const portText = engine.port === undefined ? undefined : lastFlagValue(args, engine.port.flag);
+  const port =
+    portText !== undefined && /^\d+$/.test(portText)
+      ? Number(portText)
+      : (bind?.port ?? engine.defaultPort);
+  const host =
+    (engine.host === undefined ? undefined : lastFlagValue(args, engine.host.flag)) ??
+    bind?.host ??
+    engine.defaultHost;
+  return { host, port };
+}
+
+/** Where a `PROVIDER command` program listens: its argv has no flags to read (docs/design.md D31). */
+export interface EngineBind {
+  readonly host?: string;
+  readonly port: number;
+}
+
 export function engineEndpoint(
   runner: Runner,
   args: readonly string[],
-  options: { readonly keyed: boolean; readonly path?: string },
+  options: { readonly keyed: boolean; readonly path?: string; readonly bind?: EngineBind },
 ): EngineEndpoint {
-  const engine = ENGINES[runner];
-  const portText = lastFlagValue(args, engine.port.flag);
-  const port =
-    portText !== undefined && /^\d+$/.test(portText) ? Number(portText) : engine.defaultPort;
-  const host = lastFlagValue(args, engine.host.flag) ?? engine.defaultHost;
+  const { host, port } = bindOf(runner, args, options.bind);
   const hosts = host.split(',').map((part) => part.trim());
   const loopbackOnly =
     !hosts.some((part) => WILDCARD_HOSTS.has(part)) && hosts.every(isLoopbackName);
@@ -55,10 +76,13 @@ export function engineEndpoint(
  * The URL this machine reaches the engine on, for health checks and the metrics scrape: its own
  * bind host (a wildcard bind is reached on 127.0.0.1) and port.
  */
-export function localEngineUrl(runner: Runner, args: readonly string[], port: number): string {
-  const engine = ENGINES[runner];
-  const host =
-    (lastFlagValue(args, engine.host.flag) ?? engine.defaultHost).split(',')[0]?.trim() ?? '';
+export function localEngineUrl(
+  runner: Runner,
+  args: readonly string[],
+  port: number,
+  bind?: EngineBind,
+): string {
+  const host = bindOf(runner, args, bind).host.split(',')[0]?.trim() ?? '';
   const reachable = WILDCARD_HOSTS.has(host) ? '127.0.0.1' : host.replace(/^\[(.*)\]$/, '$1');
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }

@@ -10,6 +10,16 @@ export interface SettingEntry {
   readonly value: string;
 }
 
+/** docs/design.md D31: what `PROVIDER command` runs, from the Svcfile's COMMAND, HEALTH and STOP. */
+export interface CommandSpec {
+  /** COMMAND as split (never run by a shell), `${PORT}` still unreplaced. */
+  readonly argv: readonly string[];
+  /** HEALTH: the path that answers 200 to GET once the program is ready. */
+  readonly health: string;
+  /** STOP, run instead of SIGTERM, `${PID}` still unreplaced. */
+  readonly stop?: readonly string[];
+}
+
 export interface EngineSpec {
   readonly runner: Runner;
   /** MODEL / modelId (with `:quant` already attached where the runner reads it so). */
@@ -40,6 +50,10 @@ export interface EngineSpec {
    * there. The supervisor saves every slot before a graceful stop and restores them after a start.
    */
   readonly keepCache?: { readonly dir: string; readonly maxBytes: number };
+  /** `PROVIDER command` only: the program, its readiness path and its stop command. */
+  readonly command?: CommandSpec;
+  /** ENGINE: the engine's executable by path in place of the one on PATH (llamacpp only). */
+  readonly binary?: string;
   /** Supervised runs switch the engine's metrics endpoint on (spec §1.4, GUIDE D3). */
   readonly supervised?: boolean;
 }

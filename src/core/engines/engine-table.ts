@@ -6,8 +6,10 @@
  */
 import type { Dialect } from './dialect.ts';
 
-export const RUNNERS = ['llamacpp', 'omlx', 'vllm', 'mtplx'] as const;
+export const RUNNERS = ['llamacpp', 'omlx', 'vllm', 'mtplx', 'command'] as const;
 export type Runner = (typeof RUNNERS)[number];
+/** The engines whose command svc builds from flags; `command` runs the Svcfile's own argv. */
+export type FlagRunner = Exclude<Runner, 'command'>;
 
 export function isRunner(value: string): value is Runner {
   return (RUNNERS as readonly string[]).includes(value);
@@ -39,11 +41,12 @@ export interface EngineDefinition {
   readonly always: readonly FieldFlag[];
   readonly alias?: FieldFlag;
   readonly context?: FieldFlag;
-  readonly parallel: FieldFlag;
+  /** Absent for `command`: its argv is the Svcfile's COMMAND, not built from fields. */
+  readonly parallel?: FieldFlag;
   /** spec §1.3: llamacpp's context flag sizes all slots together, so it is context × parallel. */
   readonly scalesContextByParallel: boolean;
-  readonly host: FieldFlag;
-  readonly port: FieldFlag;
+  readonly host?: FieldFlag;
+  readonly port?: FieldFlag;
   /** Flag that reads the engine key from a file; absent: the engine cannot be gated (spec §5 rule 5). */
   readonly keyFileFlag?: string;
   /** Switch that turns the Prometheus endpoint on for supervised runs (spec §1.4). */
@@ -158,7 +161,13 @@ export function isModelPath(model: string): boolean {
 
 const MODEL_SOURCE = ['hf-repo', 'model'] as const;
 
-export const ENGINES: Readonly<Record<Runner, EngineDefinition>> = {
+/** An engine svc builds a command for from flags: it always has slot and bind flags. */
+export type FlagEngineDefinition = EngineDefinition &
+  Required<Pick<EngineDefinition, 'parallel' | 'host' | 'port'>>;
+
+export const ENGINES: Readonly<
+  Record<FlagRunner, FlagEngineDefinition> & Record<'command', EngineDefinition>
+> = {
   llamacpp: {
     runner: 'llamacpp',
     label: 'llama.cpp',
@@ -253,5 +262,23 @@ export const ENGINES: Readonly<Record<Runner, EngineDefinition>> = {
     health: { path: '/health', readyWhen: '200-json-ok' },
     defaultHost: '127.0.0.1',
     defaultPort: 8000,
+  },
+  // docs/design.md D31: any program as an engine. Its argv is the Svcfile's COMMAND with
+  // ${PORT} replaced (build-command.ts); its readiness path is the Svcfile's HEALTH.
+  command: {
+    runner: 'command',
+    label: 'command',
+    binaries: [],
+    fallbackPaths: [],
+    subcommand: [],
+    installHint: "install the program COMMAND names, or give COMMAND the program's path",
+    dialect: PASS_THROUGH,
+    needsModel: false,
+    model: 'ignored',
+    always: [],
+    scalesContextByParallel: false,
+    health: { path: '/health', readyWhen: '200' },
+    defaultHost: '127.0.0.1',
+    defaultPort: 8080,
   },
 };

@@ -4,7 +4,7 @@
  * (GUIDE D6).
  */
 import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 import { ENGINES, type Runner } from './engine-table.ts';
 
@@ -23,7 +23,38 @@ export function findOnPath(name: string, pathVariable: string | undefined): stri
   return dirs.map((dir) => join(dir, name)).find(isExecutable);
 }
 
-export function locateBinary(runner: Runner, pathVariable: string | undefined): string | undefined {
+/**
+ * A program named by the Svcfile (COMMAND's first word, an ENGINE path; docs/design.md D31): a
+ * name with a slash is that file (relative to the working directory), any other is looked up on
+ * PATH.
+ */
+export function locateProgram(name: string, pathVariable: string | undefined): string | undefined {
+  if (name.includes('/')) {
+    const path = resolve(name);
+    return isExecutable(path) ? path : undefined;
+  }
+  return findOnPath(name, pathVariable);
+}
+
+/** Why a start is refused when the executable is not there (a path, or a name not on PATH). */
+export function missingProgram(
+  bin: string,
+  program: string | undefined,
+  installHint: string,
+): string {
+  const where = program?.includes('/') === true ? 'is not an executable file' : 'not found on PATH';
+  return `${bin} ${where}: ${installHint}`;
+}
+
+/** The engine's executable: `program` when the Svcfile names it, else the engine's own names. */
+export function locateBinary(
+  runner: Runner,
+  pathVariable: string | undefined,
+  program?: string,
+): string | undefined {
+  if (program !== undefined) {
+    return locateProgram(program, pathVariable);
+  }
   const engine = ENGINES[runner];
   for (const name of engine.binaries) {
     const found = findOnPath(name, pathVariable);
@@ -43,7 +74,11 @@ export function printedBinary(
   runner: Runner,
   name: string,
   pathVariable: string | undefined,
+  program?: string,
 ): string {
+  if (program !== undefined) {
+    return program;
+  }
   const found = locateBinary(runner, pathVariable);
   if (found === undefined) {
     return name;

@@ -43,8 +43,15 @@ function presetValue(spec: EngineSpec, keys: readonly string[]): string | undefi
 export function deployConfigFromSpec(spec: EngineSpec, source: string): Result<DeployConfig> {
   const runner = spec.runner;
   if (!isDeployRunner(runner)) {
+    // docs/design.md D31: spec §2.7 fixes the deploy config's runner, so a command is local-only.
+    const local = runner === 'command' ? ' or make the node kind: local' : '';
     return failed([
-      `${source}: PROVIDER ${runner} cannot run on a daemon node (use ${DEPLOY_RUNNERS.join(', ')}); run it with svc serve --api on its machine`,
+      `${source}: PROVIDER ${runner} cannot run on a daemon node (use ${DEPLOY_RUNNERS.join(', ')}); run it with svc serve --api on its machine${local}`,
+    ]);
+  }
+  if (spec.binary !== undefined) {
+    return failed([
+      `${source}: ENGINE ${spec.binary} cannot run on a daemon node (a deploy config names no executable, spec §2.7: the daemon runs the engine on its PATH); make the node kind: local, or put that build first on the daemon's PATH`,
     ]);
   }
   const engine = ENGINES[runner];

@@ -8,7 +8,8 @@ import { parseHelpers } from '../../../test/support/results/parse-result.ts';
 import { type Keyword, KEYWORDS, parseSvcfile } from './parse.ts';
 
 const SOURCE = 'proj/Svcfile';
-const EXPECTED_LIST = 'PROVIDER, MODEL, ALIAS, CONTEXT, OUTPUT, PARALLEL, BASEURL, PRESET, ENV';
+const EXPECTED_LIST =
+  'PROVIDER, MODEL, ALIAS, CONTEXT, OUTPUT, PARALLEL, BASEURL, PRESET, ENV, COMMAND, HEALTH, STOP, ENGINE';
 
 const { parsed, problems } = parseHelpers(parseSvcfile, 'the Svcfile', SOURCE);
 
@@ -66,6 +67,10 @@ describe('parseSvcfile: repeated keywords', () => {
     PARALLEL: '2',
     BASEURL: 'localhost:9090',
     PRESET: 'p.ini',
+    COMMAND: 'server --port ${PORT}',
+    HEALTH: '/ready',
+    STOP: 'kill ${PID}',
+    ENGINE: '/opt/llama-server',
   };
 
   it.each(Object.entries(samples))('a second %s names the line of the first', (keyword, value) => {
@@ -127,7 +132,7 @@ describe('parseSvcfile: reporting', () => {
     'reports a missing PROVIDER for %j, naming the source',
     (text) => {
       expect(problems(text, 'dir/Svcfile')).toEqual([
-        'dir/Svcfile: missing PROVIDER instruction (one of llamacpp, omlx, vllm, mtplx)',
+        'dir/Svcfile: missing PROVIDER instruction (one of llamacpp, omlx, vllm, mtplx, command)',
       ]);
     },
   );
@@ -153,7 +158,34 @@ describe('parseSvcfile: reporting', () => {
       `${SOURCE}:6: unknown keyword "WHAT" (expected ${EXPECTED_LIST})`,
       `${SOURCE}:7: ALIAS needs a value`,
       `${SOURCE}:9: duplicate ALIAS (already set on line 8)`,
-      `${SOURCE}: missing PROVIDER instruction (one of llamacpp, omlx, vllm, mtplx)`,
+      `${SOURCE}: missing PROVIDER instruction (one of llamacpp, omlx, vllm, mtplx, command)`,
+    ]);
+  });
+});
+
+describe('parseSvcfile: command lines (docs/design.md D31)', () => {
+  it('splits COMMAND and STOP with shell quoting, keeping ${PORT} and ${PID} for later', () => {
+    const project = parsed(
+      [
+        'PROVIDER command',
+        `COMMAND docker run --rm -p \${PORT}:8080 "my image" 'a b'\\ c`,
+        'STOP docker stop "svc-${PID}"   # a comment',
+        'HEALTH /v1/models',
+      ].join('\n'),
+    );
+    expect(project.command).toEqual({
+      value: ['docker', 'run', '--rm', '-p', '${PORT}:8080', 'my image', 'a b c'],
+      line: 2,
+    });
+    expect(project.stop).toEqual({ value: ['docker', 'stop', 'svc-${PID}'], line: 3 });
+    expect(project.health).toEqual({ value: '/v1/models', line: 4 });
+  });
+
+  it('refuses an empty COMMAND, an unclosed quote and a HEALTH that is no path', () => {
+    expect(problems('PROVIDER command\nCOMMAND\nSTOP kill "x\nHEALTH health')).toEqual([
+      `${SOURCE}:2: COMMAND needs a value`,
+      `${SOURCE}:3: STOP: a double quote is never closed`,
+      `${SOURCE}:4: HEALTH "health" must be a path starting with /, such as /health`,
     ]);
   });
 });

@@ -5,7 +5,8 @@ import { parseHelpers } from '../../../test/support/results/parse-result.ts';
 import { KEYWORDS, parseSvcfile } from './parse.ts';
 
 const SOURCE = 'proj/Svcfile';
-const EXPECTED_LIST = 'PROVIDER, MODEL, ALIAS, CONTEXT, OUTPUT, PARALLEL, BASEURL, PRESET, ENV';
+const EXPECTED_LIST =
+  'PROVIDER, MODEL, ALIAS, CONTEXT, OUTPUT, PARALLEL, BASEURL, PRESET, ENV, COMMAND, HEALTH, STOP, ENGINE';
 
 const { parsed, problems } = parseHelpers(parseSvcfile, 'the Svcfile', SOURCE);
 
@@ -55,7 +56,7 @@ describe('parseSvcfile: instructions', () => {
     });
   });
 
-  it('exports the nine keywords in spec order', () => {
+  it('exports the nine keywords of the spec, then the four of D31', () => {
     expect(KEYWORDS).toEqual(EXPECTED_LIST.split(', '));
   });
 
@@ -119,7 +120,7 @@ describe('parseSvcfile: comments', () => {
 
   it('does not read an instruction that is commented out', () => {
     expect(problems('# PROVIDER vllm')).toEqual([
-      `${SOURCE}: missing PROVIDER instruction (one of llamacpp, omlx, vllm, mtplx)`,
+      `${SOURCE}: missing PROVIDER instruction (one of llamacpp, omlx, vllm, mtplx, command)`,
     ]);
   });
 

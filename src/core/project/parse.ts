@@ -4,6 +4,7 @@
  * after whitespace; every keyword takes exactly one value and appears once (ENV aside). Pure: text
  * in, a RawProject or every problem found (each naming the file and line) out.
  */
+import { splitCommand } from '../engines/split-command.ts';
 import { parseContextSize } from './context-size.ts';
 import { failed, ok, type Result } from './diagnostics.ts';
 
@@ -17,7 +18,13 @@ export const KEYWORDS = [
   'BASEURL',
   'PRESET',
   'ENV',
+  'COMMAND',
+  'HEALTH',
+  'STOP',
+  'ENGINE',
 ] as const;
+/** docs/design.md D31: keywords whose value is a command line, split with shell quoting rules. */
+const ARGV_KEYWORDS: ReadonlySet<Keyword> = new Set(['COMMAND', 'STOP']);
 export type Keyword = (typeof KEYWORDS)[number];
 
 export interface Located<T> {
@@ -45,6 +52,12 @@ export interface RawProject {
   readonly baseUrl?: Located<BaseUrl>;
   readonly preset?: Located<string>;
   readonly env: readonly Located<{ key: string; value: string }>[];
+  /** docs/design.md D31, `PROVIDER command` only: the program, its readiness path, its stop. */
+  readonly command?: Located<readonly string[]>;
+  readonly health?: Located<string>;
+  readonly stop?: Located<readonly string[]>;
+  /** The engine's executable by path (a custom llama-server build). */
+  readonly engine?: Located<string>;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -72,12 +85,30 @@ export function parseSvcfile(text: string, source: string): Result<RawProject> {
     problems.push(`${source}:${line}: ${message}`);
   };
 
+  /** COMMAND and STOP: the rest of the line as argv (docs/design.md D31). */
+  const argvInstruction = (keyword: Keyword, rest: string, line: number): void => {
+    const first = seen.get(keyword);
+    if (first !== undefined) {
+      problem(line, `duplicate ${keyword} (already set on line ${first})`);
+      return;
+    }
+    seen.set(keyword, line);
+    const words = splitCommand(rest);
+    if (typeof words === 'string') {
+      problem(line, `${keyword}: ${words}`);
+    } else if (words.length === 0) {
+      problem(line, `${keyword} needs a value`);
+    } else if (keyword === 'COMMAND') {
+      project.command = { value: words, line };
+    } else {
+      project.stop = { value: words, line };
+    }
+  };
+
   text.split(/\r?\n/).forEach((raw, index) => {
     const line = index + 1;
-    const fields = stripComment(raw)
-      .trim()
-      .split(/[ \t]+/)
-      .filter(Boolean);
+    const stripped = stripComment(raw).trim();
+    const fields = stripped.split(/[ \t]+/).filter(Boolean);
     const [written, ...values] = fields;
     if (written === undefined) {
       return;
@@ -85,6 +116,10 @@ export function parseSvcfile(text: string, source: string): Result<RawProject> {
     const keyword = KEYWORDS.find((candidate) => candidate === written.toUpperCase());
     if (keyword === undefined) {
       problem(line, `unknown keyword "${written}" (expected ${KEYWORDS.join(', ')})`);
+      return;
+    }
+    if (ARGV_KEYWORDS.has(keyword)) {
+      argvInstruction(keyword, stripped.slice(written.length), line);
       return;
     }
     if (values.length !== 1) {
@@ -119,6 +154,19 @@ export function parseSvcfile(text: string, source: string): Result<RawProject> {
         return;
       case 'PRESET':
         project.preset = { value, line };
+        return;
+      case 'ENGINE':
+        project.engine = { value, line };
+        return;
+      case 'HEALTH':
+        if (!value.startsWith('/')) {
+          problem(line, `HEALTH "${value}" must be a path starting with /, such as /health`);
+        } else {
+          project.health = { value, line };
+        }
+        return;
+      case 'COMMAND':
+      case 'STOP':
         return;
       case 'CONTEXT': {
         const tokens = parseContextSize(value);
@@ -161,7 +209,9 @@ export function parseSvcfile(text: string, source: string): Result<RawProject> {
   });
 
   if (!seen.has('PROVIDER')) {
-    problems.push(`${source}: missing PROVIDER instruction (one of llamacpp, omlx, vllm, mtplx)`);
+    problems.push(
+      `${source}: missing PROVIDER instruction (one of llamacpp, omlx, vllm, mtplx, command)`,
+    );
   }
   if (problems.length > 0 || project.provider === undefined) {
     return failed(problems);

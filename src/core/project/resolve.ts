@@ -3,7 +3,8 @@
  * PROVIDER, that a model is named where the engine needs one, and picks the preset section;
  * build-command.ts does the flag rules. Every problem is reported at once.
  */
-import type { EngineSpec } from '../engines/engine-spec.ts';
+import { PORT_PLACEHOLDER } from '../engines/build-command.ts';
+import type { CommandSpec, EngineSpec } from '../engines/engine-spec.ts';
 import { ENGINES, isRunner, RUNNERS } from '../engines/engine-table.ts';
 import { failed, ok, type Result } from './diagnostics.ts';
 import type { RawProject } from './parse.ts';
@@ -43,6 +44,10 @@ export function resolveProject({
       'ERR_PROVIDER_UNSUPPORTED',
     );
   }
+  const wrong = keywordProblems(project, provider);
+  if (wrong.length > 0) {
+    return failed(wrong);
+  }
   const engine = ENGINES[provider];
   if (engine.needsModel && project.model === undefined && project.preset === undefined) {
     return failed([
@@ -73,6 +78,78 @@ export function resolveProject({
     ...(base?.port === undefined ? {} : { port: base.port }),
     ...(base === undefined || base.path === '' || base.path === '/v1' ? {} : { path: base.path }),
     ...(presetLayers === undefined ? {} : { presetLayers }),
+    ...(project.engine === undefined ? {} : { binary: project.engine.value }),
+    ...commandOf(project),
   };
   return ok(section === undefined ? { spec } : { spec, section });
+}
+
+/** docs/design.md D31: PROVIDER command's COMMAND, HEALTH and STOP as the spec carries them. */
+function commandOf(project: RawProject): { command?: CommandSpec } {
+  if (project.command === undefined) {
+    return {};
+  }
+  return {
+    command: {
+      argv: project.command.value,
+      health: project.health?.value ?? '/health',
+      ...(project.stop === undefined ? {} : { stop: project.stop.value }),
+    },
+  };
+}
+
+/** Keywords that belong to another provider, or that svc cannot give the program it runs. */
+function keywordProblems(project: RawProject, provider: string): string[] {
+  const at = (line: number): string => `${project.source}:${line}`;
+  const problems: string[] = [];
+  if (provider === 'command') {
+    if (project.command === undefined) {
+      problems.push(
+        `${project.source}: PROVIDER command needs COMMAND <program and its arguments>, with \${PORT} where it takes its port`,
+      );
+    } else if (
+      !project.command.value.some((word) => word.includes(PORT_PLACEHOLDER)) &&
+      project.baseUrl?.value.port === undefined
+    ) {
+      problems.push(
+        `${at(project.command.line)}: COMMAND does not use \${PORT}, so BASEURL must name the port the program listens on`,
+      );
+    }
+    for (const [keyword, located] of [
+      ['CONTEXT', project.context],
+      ['PARALLEL', project.parallel],
+      ['PRESET', project.preset],
+      ['ENGINE', project.engine],
+    ] as const) {
+      if (located !== undefined) {
+        problems.push(
+          `${at(located.line)}: PROVIDER command takes no ${keyword}: svc cannot hand it to an arbitrary program; write it into COMMAND`,
+        );
+      }
+    }
+    return problems;
+  }
+  for (const [keyword, located] of [
+    ['COMMAND', project.command],
+    ['HEALTH', project.health],
+    ['STOP', project.stop],
+  ] as const) {
+    if (located !== undefined) {
+      problems.push(
+        `${at(located.line)}: ${keyword} is for PROVIDER command only; PROVIDER ${provider} runs ${ENGINES[provider as keyof typeof ENGINES].label}, whose command, readiness check and stop svc knows`,
+      );
+    }
+  }
+  if (project.engine !== undefined) {
+    if (provider !== 'llamacpp') {
+      problems.push(
+        `${at(project.engine.line)}: ENGINE is for PROVIDER llamacpp only (a llama-server build by path)`,
+      );
+    } else if (!project.engine.value.startsWith('/')) {
+      problems.push(
+        `${at(project.engine.line)}: ENGINE "${project.engine.value}" must be an absolute path to a llama-server executable`,
+      );
+    }
+  }
+  return problems;
 }

@@ -149,12 +149,12 @@ describe('supervised runs (spec §1.4, GUIDE D3)', () => {
 
 describe('refusals', () => {
   it.each(['ollama', 'LLAMACPP', 'openai'])(
-    'refuses PROVIDER %s, naming the line and the four engines',
+    'refuses PROVIDER %s, naming the line and every provider',
     (provider) => {
       const error = failure(lines('# header', `PROVIDER ${provider}`, 'MODEL o/m'));
       expect(error.code).toBe('ERR_PROVIDER_UNSUPPORTED');
       expect(error.message).toBe(
-        `Svcfile:2: PROVIDER "${provider}" cannot be served: svc serve runs llamacpp, omlx, vllm, mtplx`,
+        `Svcfile:2: PROVIDER "${provider}" cannot be served: svc serve runs llamacpp, omlx, vllm, mtplx, command`,
       );
     },
   );

@@ -88,10 +88,11 @@ export interface EngineProcess {
   /** Resolves once with the engine's own exit, however it ended. */
   readonly exited: Promise<EngineExit>;
   /**
-   * SIGTERM the group, SIGKILL after `graceMs`; resolves once the whole group is gone, or
-   * 'stuck' if even SIGKILL does not end it.
+   * SIGTERM the group (or `terminate` instead: a command engine's STOP, docs/design.md D31),
+   * SIGKILL after `graceMs`; resolves once the whole group is gone, or 'stuck' if even SIGKILL
+   * does not end it.
    */
-  stop(graceMs: number): Promise<'terminated' | 'killed' | 'stuck'>;
+  stop(graceMs: number, terminate?: () => void): Promise<'terminated' | 'killed' | 'stuck'>;
 }
 
 /** Raised when the engine could not be started or exited within the start window. */
@@ -187,9 +188,13 @@ export async function startEngineProcess(
     watchdogPid,
     startedAt: new Date(edges.now()),
     exited,
-    async stop(graceMs) {
+    async stop(graceMs, terminate) {
       // The watchdog ends once the group is empty, so its end is "everything is gone".
-      edges.signalGroup(pid, 'SIGTERM');
+      if (terminate === undefined) {
+        edges.signalGroup(pid, 'SIGTERM');
+      } else {
+        terminate();
+      }
       if ((await within(edges, closed, graceMs)) !== 'timeout') {
         return 'terminated';
       }

@@ -5,6 +5,8 @@
  */
 import type { EngineDefinition, Runner } from '../engines/engine-table.ts';
 import { locateBinary } from '../engines/locate-binary.ts';
+
+export { missingProgram } from '../engines/locate-binary.ts';
 import { readKeyFile } from '../fs/read-key-file.ts';
 import { checkReadiness } from '../metrics/readiness.ts';
 import {
@@ -15,6 +17,7 @@ import {
 import { clearPidRecord, type PidRecord, writePidRecord } from './pid-record.ts';
 import { procStat } from './process-group.ts';
 import { httpSlotCacheClient, type SlotCacheClientFactory } from './slot-cache-client.ts';
+import { runStopCommand } from './stop-command.ts';
 
 /** How long one health check within the start window may take. */
 const START_PROBE_TIMEOUT_MS = 500;
@@ -23,13 +26,19 @@ export interface SupervisorEdges {
   readonly now: () => Date;
   readonly startEngine: (options: EngineProcessOptions) => Promise<EngineProcess>;
   /** The engine binary on `pathVariable`, or undefined (GUIDE D6). */
-  readonly locateBinary: (runner: Runner, pathVariable: string | undefined) => string | undefined;
+  readonly locateBinary: (
+    runner: Runner,
+    pathVariable: string | undefined,
+    program?: string,
+  ) => string | undefined;
   /** Whether the engine answers its health check, presenting the key in `keyFile` if any. */
   readonly answers: (
     health: NonNullable<EngineDefinition['health']>,
     baseUrl: string,
     keyFile: string | undefined,
   ) => Promise<boolean>;
+  /** docs/design.md D31: a command engine's STOP, bounded by the grace period (stop-command.ts). */
+  readonly runStop: typeof runStopCommand;
   /** The record the next daemon reaps a left-over engine by (pid-record.ts). */
   readonly pidRecord: {
     readonly write: (path: string, record: PidRecord) => Promise<void>;
@@ -45,6 +54,7 @@ export const SUPERVISOR_EDGES: SupervisorEdges = {
   now: () => new Date(),
   startEngine: (options) => startEngineProcess(options),
   locateBinary,
+  runStop: runStopCommand,
   answers: async (health, baseUrl, keyFile) =>
     (await checkReadiness(health, baseUrl, await readKeyFile(keyFile), START_PROBE_TIMEOUT_MS)) ===
     'ready',

@@ -66,6 +66,7 @@ function harness(keepCache: boolean) {
       now: () => new Date(),
       startEngine,
       locateBinary: () => '/opt/engines/llama-server',
+      runStop: () => Promise.resolve({ ok: true }),
       answers: () => Promise.resolve(true),
       pidRecord: {
         write: () => Promise.resolve(),

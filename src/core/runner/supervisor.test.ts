@@ -95,6 +95,7 @@ function harness(output: EngineOutput, startEngine: SupervisorEdges['startEngine
       now: () => AT,
       startEngine,
       locateBinary: () => '/opt/engines/llama-server',
+      runStop: () => Promise.resolve({ ok: true }),
       answers: () => Promise.resolve(true),
       pidRecord: {
         write: (path, value) => {

@@ -4,11 +4,10 @@
  * (store the carried config and key), so a start that fails changes nothing (spec §3 table).
  */
 
-import { buildCommand } from '../engines/build-command.ts';
+import { buildCommand, engineAddress, engineOf, namedProgram } from '../engines/build-command.ts';
 import { configuredSlots } from '../engines/configured-slots.ts';
-import { engineEndpoint, localEngineUrl } from '../engines/engine-endpoint.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
-import { type EngineDefinition, ENGINES } from '../engines/engine-table.ts';
+import type { EngineDefinition } from '../engines/engine-table.ts';
 import { SvcError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { StateRecord } from '../state/record.ts';
@@ -24,7 +23,8 @@ import { logSize, readLogTail, startFailureMessage } from './log-tail.ts';
 import { missingModelFile } from './model-file.ts';
 import { redactArgs } from './redact-args.ts';
 import { keptCache, prepareSlotDir, restoreSlots, saveSlots } from './slot-cache.ts';
-import { SUPERVISOR_EDGES, type SupervisorEdges } from './supervisor-edges.ts';
+import { stopTerminator, type StopWith, stopWithOf } from './stop-command.ts';
+import { missingProgram, SUPERVISOR_EDGES, type SupervisorEdges } from './supervisor-edges.ts';
 
 /** Engine log lines a failed start's 400 quotes, and a crash's `lastExit` keeps. */
 export const START_FAILURE_LINES = 10;
@@ -69,6 +69,8 @@ export interface Launch {
 
 export class Supervisor {
   private engine: EngineProcess | undefined;
+  /** The running engine's STOP and environment (docs/design.md D31), when it has one. */
+  private stopWith: StopWith | undefined;
   /** Settles once the current engine's exit has been recorded (state, pid record, log line). */
   private exitRecorded: Promise<void> = Promise.resolve();
   private stopping = false;
@@ -116,17 +118,18 @@ export class Supervisor {
   private async launch(launch: Launch): Promise<void> {
     const { record, logger } = this.options;
     const { spec } = launch;
-    const engine = ENGINES[spec.runner];
+    const engine = engineOf(spec);
     const command = buildCommand(spec);
     const launchEnv = launch.env ?? this.options.env;
-    const bin = this.edges.locateBinary(spec.runner, launchEnv['PATH']);
+    const program = namedProgram(spec, command);
+    const bin = this.edges.locateBinary(spec.runner, launchEnv['PATH'], program);
     // What this host lacks refuses the start before anything runs: the caller reports it (spec
     // §1.6: a refused request is a warn; a failed start, below, an error).
     const refuse = (reason: string): never => {
       throw new SvcError('ERR_ENGINE_UNAVAILABLE', reason);
     };
     if (bin === undefined) {
-      refuse(`${command.bin} not found on PATH: ${engine.installHint}`);
+      refuse(missingProgram(command.bin, program, engine.installHint));
       return;
     }
     const missing = missingModelFile(spec.runner, command.args);
@@ -146,11 +149,7 @@ export class Supervisor {
     logger.debug('engine command', { command: [bin, ...redactArgs(command.args)].join(' ') });
 
     const env = engineEnv(launchEnv);
-    const endpoint = engineEndpoint(spec.runner, command.args, {
-      keyed: spec.keyFile !== undefined,
-      ...(spec.path === undefined ? {} : { path: spec.path }),
-    });
-    const baseUrl = localEngineUrl(spec.runner, command.args, endpoint.port);
+    const { endpoint, baseUrl } = engineAddress(spec, command);
     const health = engine.health;
     await prepareSlotDir(spec.keepCache);
     let started: EngineProcess;
@@ -201,6 +200,7 @@ export class Supervisor {
     this.kept = keptCache(spec, baseUrl, this.edges.slotCache);
     const cacheRestore = this.kept && (await restoreSlots(this.kept, logger));
     this.engine = started;
+    this.stopWith = stopWithOf(spec, env, this.logPath, this.edges.runStop);
     this.stopping = false;
     const slots = configuredSlots(spec.runner, command.args);
     record.started({
@@ -280,7 +280,8 @@ export class Supervisor {
       this.options.record.countSlots('slotSaves', saved);
     }
     this.options.logger.info('stopping engine', { pid: engine.pid });
-    const outcome = await engine.stop(this.options.stopGraceMs);
+    const terminate = stopTerminator(this.stopWith, engine.pid, this.options);
+    const outcome = await engine.stop(this.options.stopGraceMs, terminate);
     if (outcome === 'killed') {
       this.options.logger.warn('engine did not exit within the grace period; killed', {
         pid: engine.pid,

@@ -8,7 +8,7 @@
  */
 import { buildCommand } from '../../core/engines/build-command.ts';
 import { specFromDeployConfig } from '../../core/engines/from-deploy-config.ts';
-import type { NodeSource } from '../../core/fleet/drivers/node-driver.ts';
+import { deployConfigOf, type NodeSource } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import { missingModelFile } from '../../core/runner/model-file.ts';
 
@@ -20,7 +20,8 @@ export async function startProblem(source: Promise<NodeSource>): Promise<string 
   } catch (error) {
     return (error as Error).message;
   }
-  const spec = specFromDeployConfig(found.config);
+  // docs/design.md D31: a PROVIDER command or ENGINE node carries its spec itself.
+  const spec = found.spec ?? specFromDeployConfig(deployConfigOf(found));
   const missing = missingModelFile(spec.runner, buildCommand(spec).args);
   return missing === undefined
     ? undefined

@@ -92,6 +92,7 @@ export function enginesHarness(
         return Promise.resolve(process);
       },
       locateBinary: () => '/opt/engines/llama-server',
+      runStop: () => Promise.resolve({ ok: true }),
       answers: () => Promise.resolve(true),
       pidRecord: {
         write: () => Promise.resolve(),

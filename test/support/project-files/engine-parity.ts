@@ -82,14 +82,15 @@ function namesModel(invocation: EngineInvocation): boolean {
 
 /**
  * Asserts that a daemon node started from this Svcfile would run what `serve` runs, or that the
- * fleet refuses the Svcfile for one of its two documented reasons, and only then: an omlx
- * Svcfile (a deploy config cannot name oMLX, spec §2.7), or one whose serve command names no
+ * fleet refuses the Svcfile for one of its documented reasons, and only then: an omlx or
+ * command Svcfile or an ENGINE path (a deploy config cannot name them, spec §2.7), or one whose serve command names no
  * model (nothing to deploy). Any other refusal is a Svcfile the fleet fails to run.
  */
 export function expectSameOnNode(spec: EngineSpec): void {
   const node = nodeArgv(spec);
-  if (spec.runner === 'omlx') {
-    expect(node, 'a deploy config cannot name omlx').toEqual({
+  // A deploy config names neither oMLX nor a command nor an executable (spec §2.7; D31).
+  if (spec.runner === 'omlx' || spec.runner === 'command' || spec.binary !== undefined) {
+    expect(node, 'a deploy config cannot name it').toEqual({
       refused: [expect.stringContaining('cannot run on a daemon node')],
     });
     return;

@@ -78,6 +78,7 @@ async function world(): Promise<World> {
         lookedUp.push(searchPath);
         return '/opt/engines/llama-server';
       },
+      runStop: () => Promise.resolve({ ok: true }),
       answers: () => Promise.resolve(true),
       pidRecord: {
         write: () => Promise.resolve(),

@@ -6,7 +6,9 @@
  * status as `engine.port`), with the environment `svc serve` would give that Svcfile's engine.
  */
 import type { DeployConfig } from '../../contract/schemas.ts';
+import { buildCommand } from '../../engines/build-command.ts';
 import { lastFlagValue } from '../../engines/engine-endpoint.ts';
+import type { EngineSpec } from '../../engines/engine-spec.ts';
 import { ENGINES } from '../../engines/engine-table.ts';
 import { specFromDeployConfig } from '../../engines/from-deploy-config.ts';
 import { SvcError } from '../../errors.ts';
@@ -18,7 +20,13 @@ import type { LocalNode } from '../file/fleet-file.ts';
 import { withKeepCache } from '../file/node-keep-cache.ts';
 import { localNodeSource } from '../load/load-fleet.ts';
 import type { LocalEngines } from './local-engines.ts';
-import type { DriverContext, NodeDriver, NodeReply } from './node-driver.ts';
+import {
+  deployConfigOf,
+  type DriverContext,
+  type NodeDriver,
+  type NodeReply,
+  type NodeSource,
+} from './node-driver.ts';
 
 export interface LocalDriverEdges {
   readonly now: () => Date;
@@ -66,6 +74,45 @@ export function portTaken(error: unknown): boolean {
   );
 }
 
+/**
+ * withPort for a spec run as it is (a `PROVIDER command`, an ENGINE build): the fleet file's
+ * `engine.port`, else the port its Svcfile or preset states, else a free loopback one. For a
+ * command this is the port `${PORT}` becomes (docs/design.md D31).
+ */
+export async function specWithPort(
+  spec: EngineSpec,
+  node: LocalNode,
+  freePort: () => Promise<number>,
+): Promise<EngineSpec> {
+  if (node.engine?.port !== undefined) {
+    return { ...spec, port: node.engine.port };
+  }
+  const portFlag = ENGINES[spec.runner].port?.flag;
+  const stated =
+    spec.port !== undefined ||
+    (portFlag !== undefined && lastFlagValue(buildCommand(spec).args, portFlag) !== undefined);
+  if (stated) {
+    return spec;
+  }
+  return { ...spec, host: spec.host ?? '127.0.0.1', port: await freePort() };
+}
+
+/** The spec a wake runs: the source's own, or the one its deploy config describes. */
+async function specToRun(
+  source: NodeSource,
+  node: LocalNode,
+  keyFile: string | undefined,
+  slotDir: string,
+  freePort: () => Promise<number>,
+): Promise<EngineSpec> {
+  const key = keyFile === undefined ? {} : { keyFile };
+  if (source.spec !== undefined) {
+    return { ...(await specWithPort(source.spec, node, freePort)), ...key };
+  }
+  const config = withKeepCache(deployConfigOf(source), node);
+  return specFromDeployConfig(await withPort(config, node, freePort), { ...key, slotDir });
+}
+
 function failure(error: unknown, status: number): NodeReply<never> {
   return { ok: false, outcome: 'failed', status, detail: (error as Error).message };
 }
@@ -97,17 +144,25 @@ export function localDriver(
             );
           }
           const key = node.engineKey;
+          if (key !== undefined && ENGINES[source.config.runner].keyFileFlag === undefined) {
+            throw new SvcError(
+              'ERR_ENGINE_UNAVAILABLE',
+              `node "${node.name}" runs a PROVIDER command program, which svc cannot gate with an engine key: remove engineKey from the node (docs/design.md D31)`,
+            );
+          }
           // A port we picked free may be taken before the engine binds it: pick another.
           for (let tries = 1; ; tries += 1) {
             const picked: number[] = [];
-            const config = await withPort(withKeepCache(source.config, node), node, async () => {
-              picked.push(await edges.freePort());
-              return picked[0] ?? 0;
-            });
-            const spec = specFromDeployConfig(config, {
-              ...(key === undefined ? {} : { keyFile: engine.paths.key }),
-              slotDir: engine.paths.slots,
-            });
+            const spec = await specToRun(
+              source,
+              node,
+              key === undefined ? undefined : engine.paths.key,
+              engine.paths.slots,
+              async () => {
+                picked.push(await edges.freePort());
+                return picked[0] ?? 0;
+              },
+            );
             try {
               // GUIDE D27: the environment `svc serve` would give it from the same Svcfile.
               await engine.start(

@@ -5,6 +5,8 @@
  * dispatches on the node's kind, so a third kind is one driver plus one fleet-file parse branch.
  */
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
+import type { EngineSpec } from '../../engines/engine-spec.ts';
+import { SvcError } from '../../errors.ts';
 import type {
   DaemonNode,
   Fleet,
@@ -13,6 +15,7 @@ import type {
   RemoteNode,
   Variables,
 } from '../file/fleet-file.ts';
+import type { NodeConfig } from '../file/model-name.ts';
 
 /** What every kind's driver is built from: the fleet, svc's config directory and the environment. */
 export interface DriverContext {
@@ -49,10 +52,30 @@ export type NodeStats = Omit<Stats, 'state'> & {
   readonly instanceType?: string;
 };
 
+/**
+ * The deploy config a daemon or remote node is sent; a `PROVIDER command` never reaches one
+ * (nodeSourceConfig refuses it: spec §2.7), so meeting one here is a bug.
+ */
+export function deployConfigOf(source: NodeSource): DeployConfig {
+  if (source.config.runner === 'command') {
+    throw new SvcError(
+      'ERR_INTERNAL',
+      `${source.source}: PROVIDER command runs on local nodes only`,
+    );
+  }
+  return source.config;
+}
+
 /** What a wake would start on a node, and where that came from (a Svcfile path, a stats reply). */
 export interface NodeSource {
   readonly source: string;
-  readonly config: DeployConfig;
+  /** A deploy config, or (a local node's only) a `PROVIDER command` that `spec` runs. */
+  readonly config: NodeConfig;
+  /**
+   * A local node's only: the engine spec its Svcfile resolves to, run as it is when a deploy
+   * config cannot carry it (`PROVIDER command`, ENGINE; docs/design.md D31, spec §2.7).
+   */
+  readonly spec?: EngineSpec;
   /**
    * A local node's only (GUIDE D27): the environment `svc serve` would run the engine with from
    * the same Svcfile (this process's, the `.env` beside the Svcfile, its ENV lines). A deploy

@@ -7,6 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 
+import type { DeployConfig } from '../../contract/schemas.ts';
+import type { EngineSpec } from '../../engines/engine-spec.ts';
 import { SvcError } from '../../errors.ts';
 import { aliasTarget, readAliases } from '../../project/aliases.ts';
 import { deployConfigFromSpec } from '../../project/deploy-config-from-project.ts';
@@ -21,6 +23,7 @@ import {
   parseFleet,
   type Variables,
 } from '../file/fleet-file.ts';
+import type { CommandConfig } from '../file/model-name.ts';
 
 export type { NodeSource } from '../drivers/node-driver.ts';
 
@@ -76,16 +79,11 @@ async function sourceOf(fleet: Fleet, node: FleetNode, configDir: string): Promi
   );
 }
 
-/**
- * A local node's source (GUIDE D27): its deploy config and the environment `svc serve` would run
- * the engine with from the same Svcfile, computed by the same code (openProject: `context.env`,
- * then the `.env` beside the Svcfile for what that leaves unset or empty, then its ENV lines).
- */
-export async function localNodeSource(
+async function openNodeSource(
   fleet: Fleet,
   node: FleetNode,
   context: { configDir: string; env: Variables },
-): Promise<NodeSource> {
+): Promise<{ source: string; spec: EngineSpec; env: Record<string, string> }> {
   const source = await sourceOf(fleet, node, context.configDir);
   const opened = await openProject(source, {
     cwd: dirname(fleet.path),
@@ -93,7 +91,34 @@ export async function localNodeSource(
     aliases: () => readAliases(context.configDir),
     supervised: true,
   });
-  return { source, config: unwrap(deployConfigFromSpec(opened.spec, source)), env: opened.env };
+  return { source, spec: opened.spec, env: opened.env };
+}
+
+/**
+ * A local node's source (GUIDE D27): its deploy config and the environment `svc serve` would run
+ * the engine with from the same Svcfile, computed by the same code (openProject: `context.env`,
+ * then the `.env` beside the Svcfile for what that leaves unset or empty, then its ENV lines).
+ * What no deploy config can carry (`PROVIDER command`, ENGINE; docs/design.md D31, spec §2.7)
+ * comes as the engine spec itself, which only the gateway's own supervisor runs.
+ */
+export async function localNodeSource(
+  fleet: Fleet,
+  node: FleetNode,
+  context: { configDir: string; env: Variables },
+): Promise<NodeSource> {
+  const { source, spec, env } = await openNodeSource(fleet, node, context);
+  if (spec.runner === 'command') {
+    const config: CommandConfig = {
+      runner: 'command',
+      ...(spec.model === undefined ? {} : { modelId: spec.model }),
+      ...(spec.alias === undefined ? {} : { servedModelName: spec.alias }),
+    };
+    return { source, config, spec, env };
+  }
+  // The config names the model for routing; the spec runs the ENGINE build (docs/design.md D31).
+  const { binary, ...onPath } = spec;
+  const config = unwrap(deployConfigFromSpec(onPath, source));
+  return { source, config, ...(binary === undefined ? {} : { spec }), env };
 }
 
 /**
@@ -105,9 +130,9 @@ export async function nodeSourceConfig(
   fleet: Fleet,
   node: FleetNode,
   context: { configDir: string; env: Variables },
-): Promise<NodeSource> {
-  const { source, config } = await localNodeSource(fleet, node, context);
-  return { source, config };
+): Promise<NodeSource & { readonly config: DeployConfig }> {
+  const { source, spec } = await openNodeSource(fleet, node, context);
+  return { source, config: unwrap(deployConfigFromSpec(spec, source)) };
 }
 
 /** Why a node has no usable Svcfile source (none named, or the one named is not there), if so. */

@@ -4,9 +4,8 @@
  * whose stored config already matches (warm) goes first, then file order. The gateway's waker
  * and `svc fleet route` both ask this, so the two never disagree.
  */
-import type { DeployConfig } from '../../contract/schemas.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
-import { modelNameOf, reportedModelOf } from '../file/model-name.ts';
+import { modelNameOf, type NodeConfig, reportedModelOf } from '../file/model-name.ts';
 
 /** What one stopped node is to a wake for a model. */
 export type WakeVerdict =
@@ -17,7 +16,7 @@ export type WakeVerdict =
   | { readonly kind: 'wake-off' };
 
 /** Whether the started engine would answer to `model`: its served name or the id it reports. */
-export function describes(config: DeployConfig, model: string): boolean {
+export function describes(config: NodeConfig, model: string): boolean {
   return config.servedModelName === model || reportedModelOf(config) === model;
 }
 
@@ -28,7 +27,7 @@ export function describes(config: DeployConfig, model: string): boolean {
 export function wakeVerdict(
   node: Pick<FleetNode, 'wake'>,
   reportedModel: string | undefined,
-  config: DeployConfig,
+  config: NodeConfig,
   model: string,
 ): WakeVerdict {
   if (!describes(config, model)) {

@@ -15,9 +15,8 @@
  *   ready only once the engine has run past the daemon's first check (GUIDE D13: a request must
  *   never reach an engine that is still opening its port).
  */
-import type { DeployConfig } from '../../contract/schemas.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
-import { reportedModelOf } from '../file/model-name.ts';
+import { type NodeConfig, reportedModelOf } from '../file/model-name.ts';
 import { loopbackOnly, loopbackText } from '../routing/engine-target.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
 import type { NodeCondition, NodeView } from './types.ts';
@@ -40,7 +39,7 @@ export interface WakeFacts {
 export function wakeFactsFrom(
   node: Pick<FleetNode, 'wake'>,
   reportedModel: string | undefined,
-  source: { readonly config: DeployConfig } | { readonly problem: string },
+  source: { readonly config: NodeConfig } | { readonly problem: string },
 ): WakeFacts {
   if ('problem' in source) {
     return { wakes: [], sourceProblem: source.problem };

@@ -1,0 +1,143 @@
+/**
+ * `PROVIDER command` end to end (docs/design.md D31): any program as an engine, here a stand-in
+ * OpenAI-compatible server of our own (test/fixtures/command-server.mjs), started by the built
+ * `svc` from its COMMAND with `${PORT}` replaced, checked on its HEALTH path, answering a chat
+ * request, and stopped with its STOP (`${PID}` replaced), which sends it SIGINT where svc would
+ * have sent SIGTERM. Through `svc serve` (and its `-n`), and through `svc up` with a local node
+ * whose port the gateway chose.
+ */
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { chat } from '../support/http/chat.ts';
+import { freePort } from '../support/http/net.ts';
+import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
+import { alive, killSurvivorsAfterTest } from '../support/processes/process-tree.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { authorized, GATEWAY_TOKEN, localNodeFile } from '../support/svc/gateway-fleet.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
+
+const SERVER = join(REPO_ROOT, 'test', 'fixtures', 'command-server.mjs');
+
+/** A command Svcfile: the stand-in on ${PORT}, ready on /ready-now, stopped by its --stop. */
+function svcfile(lines: readonly string[] = []): string {
+  return [
+    'PROVIDER command',
+    'ALIAS whisper-1',
+    `COMMAND node ${SERVER} --port \${PORT} --name "stand in" --health /ready-now`,
+    'HEALTH /ready-now',
+    `STOP node ${SERVER} --stop \${PID}`,
+    ...lines,
+    '',
+  ].join('\n');
+}
+
+describe('PROVIDER command through svc serve', () => {
+  it("svc serve -n prints COMMAND with ${PORT} replaced by BASEURL's port", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'Svcfile'), svcfile(['BASEURL 127.0.0.1:9345']));
+    const result = await runSvc(['serve', '-n', dir], { env: { SVC_CONFIG_DIR: join(dir, 'c') } });
+    expect(result).toMatchObject({
+      status: 0,
+      stdout: `node ${SERVER} --port 9345 --name 'stand in' --health /ready-now\n`,
+    });
+  });
+
+  it('starts the program, which answers; a SIGTERM to svc stops it with its STOP', async () => {
+    const dir = await tempDir();
+    const port = await freePort();
+    await writeFile(join(dir, 'Svcfile'), svcfile([`BASEURL 127.0.0.1:${port}`]));
+    const serve = startProcess(SVC, ['serve', dir], {
+      env: {
+        ...process.env,
+        PATH: testPath(),
+        SVC_CONFIG_DIR: join(dir, 'c'),
+        SVC_LOG_LEVEL: 'info',
+      },
+    });
+    await serve.waitFor(/stand in listening on 127\.0\.0\.1:\d+ \(pid \d+\)/);
+    const pid = Number(/engine started .*pid=(\d+)/.exec(serve.output())?.[1]);
+    killSurvivorsAfterTest([pid]);
+    expect(serve.output()).toContain(`stand in listening on 127.0.0.1:${port} (pid ${pid})`);
+    const reply = await chat(`http://127.0.0.1:${port}`, { model: 'whisper-1' });
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toMatchObject({
+      model: 'whisper-1',
+      choices: [{ message: { content: 'served by stand in' } }],
+    });
+
+    process.kill(serve.pid, 'SIGTERM');
+    expect(await serve.exited()).toBe(0);
+    expect(alive([pid])).toEqual([]);
+    expect(serve.output()).toContain('command-server: stopped by SIGINT');
+    expect(serve.output()).not.toContain('stopped by SIGTERM');
+  });
+});
+
+describe('PROVIDER command through svc up (a local node)', () => {
+  it('is started on a port the gateway chose, health-checked, answered, and stopped with its STOP', async () => {
+    const dir = await tempDir();
+    const port = await freePort();
+    const configDir = join(dir, 'config');
+    await writeFile(join(dir, 'whisper.svc'), svcfile());
+    await writeFile(
+      join(dir, 'fleet.yaml'),
+      [
+        'gateway:',
+        `  url: http://127.0.0.1:${port}`,
+        '  tokenEnv: GATEWAY_TOKEN',
+        'nodes:',
+        '  - {name: whisper, kind: local, file: whisper.svc}',
+        '',
+      ].join('\n'),
+    );
+    const up = startProcess(SVC, ['up'], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        PATH: testPath(),
+        SVC_API_TOKEN: GATEWAY_TOKEN,
+        SVC_CONFIG_DIR: configDir,
+        SVC_LOG_LEVEL: 'warn',
+      },
+    });
+    await up.waitFor(/local nodes whisper: engines run by this gateway/);
+    const url = `http://127.0.0.1:${port}`;
+    // The request wakes the node: COMMAND runs on a free port, HEALTH says when it is ready.
+    const reply = await chat(url, { model: 'whisper-1' }, { headers: authorized() });
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toMatchObject({
+      choices: [{ message: { content: 'served by stand in' } }],
+    });
+    const record = JSON.parse(readFileSync(localNodeFile(up, 'whisper', 'engine.pid'), 'utf8')) as {
+      pid: number;
+    };
+    killSurvivorsAfterTest([record.pid]);
+    const fleetEnv = { GATEWAY_TOKEN, SVC_CONFIG_DIR: join(dir, 'config-fleet') };
+    const ready = await eventually(
+      () => runSvc(['fleet', 'status', '--json'], { cwd: dir, env: fleetEnv }),
+      (run) => run.status !== 0 || /"ready": "ready"/.test(run.stdout),
+      'svc fleet status showing the command node ready on its HEALTH path',
+    );
+    expect(JSON.parse(ready.stdout)).toMatchObject([
+      { node: 'whisper', status: { state: 'running', servedName: 'whisper-1', ready: 'ready' } },
+    ]);
+
+    const stopped = await runSvc(['fleet', 'stop', 'whisper'], { cwd: dir, env: fleetEnv });
+    expect(stopped).toMatchObject({
+      status: 0,
+      stdout: expect.stringMatching(/whisper +stopped/) as string,
+    });
+    expect(alive([record.pid])).toEqual([]);
+    const log = readFileSync(localNodeFile(up, 'whisper', 'engine.log'), 'utf8');
+    expect(log).toContain(`command-server: sent SIGINT to ${record.pid}`);
+    expect(log).toContain('command-server: stopped by SIGINT');
+    expect(log).not.toContain('stopped by SIGTERM');
+    process.kill(up.pid, 'SIGINT');
+    expect(await up.exited()).toBe(0);
+  });
+});
