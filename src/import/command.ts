@@ -11,6 +11,7 @@ import { parseCommandArgs, renderCommandHelp } from '../core/cli-args.ts';
 import type { CommandIo } from '../core/command.ts';
 import { SvcError } from '../core/errors.ts';
 import { unwrap } from '../core/project/diagnostics.ts';
+import { ENV_FILE, withToken } from './gateway-section.ts';
 import { renderLosses } from './not-carried.ts';
 import { importLlamaSwap } from './translate.ts';
 import { existingTargets, writePlan } from './write-plan.ts';
@@ -72,7 +73,11 @@ export async function run(io: CommandIo): Promise<number> {
       io.stdout.write(`these exist and would need --force: ${existing.map(shown).join(', ')}\n`);
     }
   } else {
-    const written = await writePlan(out, plan.files, values.force === true);
+    // The gateway token is made here, written into .env only, and never printed.
+    const files = plan.files.map((file) =>
+      file.path === ENV_FILE ? { ...file, text: withToken(file.text) } : file,
+    );
+    const written = await writePlan(out, files, values.force === true);
     io.stdout.write(written.map((path) => `wrote ${shown(path)}\n`).join(''));
   }
   io.stdout.write(renderLosses(plan.losses));

@@ -17,7 +17,9 @@ export interface PresetLine {
 
 /** A Svcfile's fields before they are written (ALIAS is the model id, set by the caller). */
 export interface EngineFields {
-  readonly provider: ImportedRunner;
+  readonly provider: ImportedRunner | 'command';
+  /** ENGINE: the llama-server build the cmd runs by path (docs/design.md D31). */
+  readonly engine?: string;
   readonly model?: string;
   readonly context?: number;
   readonly parallel?: number;
@@ -44,6 +46,15 @@ const FIELD_KEYS: Readonly<Record<ImportedRunner, Readonly<Record<string, string
 };
 
 const POSITIVE = /^[1-9]\d*$/;
+
+/** llama-server flags that add one more each time they are given, rather than replace. */
+const LLAMACPP_REPEATABLE = new Set([
+  'lora',
+  'lora-scaled',
+  'control-vector',
+  'control-vector-scaled',
+  'override-tensor',
+]);
 
 /** Why a flag cannot be written as a preset line, or undefined when it can. */
 function presetProblem(runner: ImportedRunner, flag: Flag): string | undefined {
@@ -90,7 +101,6 @@ export function engineFields(args: EngineArgs): { fields: EngineFields; losses: 
   const { runner } = args;
   const losses: NotCarried[] = [];
   const preset: PresetLine[] = [];
-  const seen = new Set<string>();
   const fieldKeys = FIELD_KEYS[runner];
   let model: string | undefined;
   let context: number | undefined;
@@ -99,10 +109,16 @@ export function engineFields(args: EngineArgs): { fields: EngineFields; losses: 
   let port: number | undefined;
   let servedName: string | undefined;
 
-  if (args.binary !== undefined) {
+  // A llama-server run by path keeps running that build (ENGINE); vLLM has no such line.
+  const engine =
+    runner === 'llamacpp' && args.binary?.startsWith('/') === true ? args.binary : undefined;
+  if (args.binary !== undefined && engine === undefined) {
     losses.push({
       what: args.binary,
-      why: `svc runs ${runner === 'llamacpp' ? 'llama-server' : 'vllm'} from PATH: put this build first on PATH`,
+      why:
+        runner === 'llamacpp'
+          ? "ENGINE takes an absolute path: write this build's full path as ENGINE in the Svcfile"
+          : 'svc runs vllm from PATH: put this build first on PATH',
     });
   }
   const llama = runner === 'llamacpp' ? llamaModel(args.flags) : { toPreset: true };
@@ -112,15 +128,24 @@ export function engineFields(args: EngineArgs): { fields: EngineFields; losses: 
     losses.push({ what: word, why: 'an argument that belongs to no flag' });
   }
 
-  for (const flag of args.flags) {
-    if (seen.has(flag.key)) {
+  // Both engines take a flag's last value (llama-server's parser and vLLM's argparse), so an
+  // earlier occurrence is the one left out; a flag that adds one more each time (--lora) keeps
+  // its first, as a preset holds one value per flag.
+  const last = new Map(args.flags.map((flag, index) => [flag.key, index]));
+  const first = new Map(
+    [...args.flags.entries()].reverse().map(([index, flag]) => [flag.key, index]),
+  );
+  for (const [index, flag] of args.flags.entries()) {
+    const repeatable = runner === 'llamacpp' && LLAMACPP_REPEATABLE.has(flag.key);
+    if ((repeatable ? first : last).get(flag.key) !== index) {
       losses.push({
         what: `${flag.written}${flag.value === undefined ? '' : ` ${flag.value}`}`,
-        why: `${flag.key} is given earlier in the cmd; a preset holds one value per flag`,
+        why: repeatable
+          ? `${flag.key} is given earlier in the cmd; a preset holds one value per flag`
+          : `${flag.key} is given again later in the cmd, and ${runner === 'llamacpp' ? 'llama-server' : 'vLLM'} uses the last value`,
       });
       continue;
     }
-    seen.add(flag.key);
     if (
       flag.key === 'api-key-file' ||
       (isSecretFlag(flag.written) && !flag.key.endsWith('-file'))
@@ -197,6 +222,7 @@ export function engineFields(args: EngineArgs): { fields: EngineFields; losses: 
   return {
     fields: {
       provider: runner,
+      ...(engine === undefined ? {} : { engine }),
       ...(model === undefined ? {} : { model }),
       ...(context === undefined ? {} : { context }),
       ...(parallel === undefined ? {} : { parallel }),

@@ -24,6 +24,9 @@ const model = (id: string, ...extra: string[]): string[] => [
   ...extra.map((line) => `    ${line}`),
 ];
 
+/** What every import writes: llama-swap's address on loopback, the token in .env beside it. */
+const GATEWAY = { url: 'http://127.0.0.1:8080', tokenEnv: 'GATEWAY_TOKEN' };
+
 const fleetOf = (text: string): unknown => parse(fileText(plan(text), 'fleet.yaml'));
 
 describe('the fleet file', () => {
@@ -44,6 +47,7 @@ describe('the fleet file', () => {
     ]);
     expect(result.files.map((file) => file.path)).toEqual([
       'fleet.yaml',
+      '.env',
       'qwen/Svcfile',
       'embed-nomic/Svcfile',
     ]);
@@ -64,6 +68,7 @@ describe('the fleet file', () => {
         ),
       ),
     ).toEqual({
+      gateway: GATEWAY,
       idleStop: '1h',
       nodes: [
         { name: 'a', kind: 'local', file: 'a/Svcfile', idleStop: '1m' },
@@ -85,6 +90,7 @@ describe('the fleet file', () => {
       '    preload: [a, box, nothing]',
     );
     expect(fleetOf(text)).toEqual({
+      gateway: GATEWAY,
       nodes: [{ name: 'a', kind: 'local', file: 'a/Svcfile', keepWarm: 'on' }],
     });
     expect(fileText(plan(text), 'fleet.yaml')).toContain('keepWarm: on\n');
@@ -131,6 +137,7 @@ describe('swapping', () => {
       '  pair: {swap: false, exclusive: false, members: [c]}',
     );
     expect(fleetOf(text)).toEqual({
+      gateway: GATEWAY,
       groups: { default: { max: 1, minResidency: '0s' } },
       nodes: [
         { name: 'a', kind: 'local', file: 'a/Svcfile', group: 'default' },
@@ -140,8 +147,8 @@ describe('swapping', () => {
       ],
     });
     expect(lossesOf(plan(text))).toEqual([
-      "groups.default.exclusive: svc groups never stop each other's members: other groups' models keep running when one of this group starts",
-      "the models in no group (llama-swap runs them as an exclusive group): svc groups never stop each other's members: other groups' models keep running when one of this group starts",
+      "groups.default.exclusive: not carried yet: a fleet-file group's exclusive: true will carry it (until then svc groups never stop each other's members)",
+      "the models in no group (llama-swap runs them as an exclusive group): not carried yet: a fleet-file group's exclusive: true will carry it (until then svc groups never stop each other's members)",
     ]);
   });
 
@@ -160,10 +167,6 @@ describe('swapping', () => {
 
   it.each([
     [
-      ['  g: {members: [a, ghost]}'],
-      'config.yaml line 5 (groups.g.members): "ghost" is not a model of this configuration',
-    ],
-    [
       ['  g: {members: [a]}', '  h: {members: [a]}'],
       'config.yaml line 6 (groups.h.members): "a" is already a member of group "g"',
     ],
@@ -174,6 +177,39 @@ describe('swapping', () => {
   ])('refuses a group naming the line: %#', (groups, expected) => {
     expect(importProblems(yamlLines('models:', ...model('a'), 'groups:', ...groups))).toEqual([
       expected,
+    ]);
+  });
+
+  it('imports a group whose members (or a preload) name no model, listing each as not carried', () => {
+    // llama-swap's own example: top-level groups whose members it does not define.
+    const result = plan(
+      yamlLines(
+        'models:',
+        ...model('a'),
+        ...model('b'),
+        'hooks:',
+        '  on_startup:',
+        '    preload: [a, llama]',
+        'groups:',
+        '  group1:',
+        '    swap: true',
+        '    exclusive: false',
+        '    members: [llama, a, b]',
+        '  forever:',
+        '    persistent: true',
+        '    swapp: false',
+        '    members: [qwen-unlisted]',
+      ),
+    );
+    expect(parse(fileText(result, 'fleet.yaml'))).toMatchObject({
+      groups: { group1: { max: 1 } },
+    });
+    expect(lossesOf(result)).toEqual([
+      'hooks.on_startup.preload llama: no model has that id',
+      'groups.group1.members llama: no model has that id',
+      'groups.forever.swapp: not a llama-swap key: did you mean swap?',
+      'groups.forever.members qwen-unlisted: no model has that id',
+      "groups.forever.persistent: not carried yet: a fleet-file group's persistent: true will carry it",
     ]);
   });
 });

@@ -7,6 +7,7 @@
 import { Document } from 'yaml';
 
 import type { ConfigYaml } from './config-yaml.ts';
+import { GATEWAY_TOKEN_ENV, GATEWAY_URL } from './gateway-section.ts';
 import type { NotCarried } from './not-carried.ts';
 import { groupPlan } from './swap-groups.ts';
 
@@ -135,6 +136,9 @@ export function fleetText(
   });
 
   const body = {
+    // svc up, svc fleet and svc code in this directory find the gateway here, its token in the
+    // .env beside this file (never printed).
+    gateway: { url: GATEWAY_URL, tokenEnv: GATEWAY_TOKEN_ENV },
     ...(globalTtl === undefined ? {} : { idleStop: durationOf(globalTtl) }),
     ...(groups.groups.size === 0
       ? {}

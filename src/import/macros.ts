@@ -41,7 +41,8 @@ export function expandMacros(
     if (name === 'MODEL_ID') {
       return scope.modelId;
     }
-    if (name === 'PORT') {
+    // ${PORT} is the port svc numbers (startPort); ${PID} is cmdStop's, which STOP keeps.
+    if (name === 'PORT' || name === 'PID') {
       return whole;
     }
     const value = scope.table.get(name);

@@ -5,15 +5,20 @@
  * svc has no place for is a loss with its reason. Pure.
  */
 import { splitCommand } from '../core/engines/split-command.ts';
+import { type CommandModel, commandModel } from './command-model.ts';
 import type { ConfigYaml } from './config-yaml.ts';
 import { engineArgs } from './engine-command.ts';
 import { type EngineFields, engineFields } from './engine-flags.ts';
 import { type Environment, expandMacros, macroScope, PORT_MACRO } from './macros.ts';
-import type { NotCarried } from './not-carried.ts';
+import { type NotCarried, unknownKey } from './not-carried.ts';
 
 export interface ImportedModel {
   readonly id: string;
   readonly fields: EngineFields;
+  /** `PROVIDER command`: a cmd that is no engine svc knows (docs/design.md D31). */
+  readonly command?: CommandModel;
+  /** The cmd (or proxy) takes `${PORT}`: it gets the next of llama-swap's startPort ports. */
+  readonly usesPort: boolean;
   readonly env: readonly { readonly key: string; readonly value: string }[];
   /** Seconds; 0 never stops it, absent follows `globalTTL` (llama-swap's -1). */
   readonly ttl?: number;
@@ -27,23 +32,36 @@ export interface ModelOutcome {
 
 /** Model settings svc has no place for, each with the reason. */
 const NO_PLACE: Readonly<Record<string, string>> = {
-  cmdStop: 'svc stops the engine itself: SIGTERM, then SIGKILL after 10 s',
   name: 'svc lists the model by its ALIAS (the model id) only',
   description: 'svc lists the model by its ALIAS (the model id) only',
-  useModelName: "svc's gateway sends the request's model name unchanged",
-  filters: "svc's gateway does not rewrite request bodies",
+  useModelName:
+    "not carried yet: the fleet node's aliases will carry it (a request's model rewritten to the node's served name)",
+  filters:
+    "not carried yet: the fleet node's params {set, strip} and top-level variants will carry it",
   metadata: "svc's /v1/models carries no per-model metadata",
   concurrencyLimit:
-    "svc's gateway bounds waiting requests per model (the fleet file's queue.models, GUIDE D25), not requests in flight",
+    "not carried yet: the fleet node's slots will carry it (requests in flight at once)",
   sendLoadingState:
     "svc's gateway reports a wake as SSE comments on a waiting stream (GUIDE D25), not in reasoning_content",
   timeouts: "svc's gateway has one reply timeout for all models (svc gateway --reply-timeout)",
-  unlisted: "svc's /v1/models lists every model a node can serve",
+  unlisted: "not carried yet: the fleet node's unlisted: true will carry it",
   capabilities: 'svc declares no model capabilities',
 };
 
 /** Handled below, or consumed by the macro expansion. */
-const HANDLED = new Set(['cmd', 'env', 'ttl', 'proxy', 'checkEndpoint', 'aliases', 'macros']);
+const HANDLED = new Set([
+  'cmd',
+  'cmdStop',
+  'env',
+  'ttl',
+  'proxy',
+  'checkEndpoint',
+  'aliases',
+  'macros',
+]);
+
+/** Every key of a llama-swap model, for naming the closest to one it does not have. */
+const MODEL_KEYS = [...HANDLED, ...Object.keys(NO_PLACE), 'setParamsByID'];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_NAME = /token|key|secret|password/i;
@@ -140,7 +158,7 @@ export function importModel(
     if (HANDLED.has(key)) {
       continue;
     }
-    losses.push({ what: key, why: NO_PLACE[key] ?? 'not a llama-swap setting svc knows' });
+    losses.push({ what: key, why: NO_PLACE[key] ?? unknownKey(key, MODEL_KEYS) });
   }
 
   let ttl: number | undefined;
@@ -157,14 +175,7 @@ export function importModel(
   if (raw['aliases'] !== undefined && names.length > 0) {
     losses.push({
       what: `aliases ${names.join(', ')}`,
-      why: `svc's gateway routes a model by one name, its ALIAS "${id}": requests for these get 404`,
-    });
-  }
-  const checkEndpoint = raw['checkEndpoint'];
-  if (checkEndpoint !== undefined && checkEndpoint !== '/health') {
-    losses.push({
-      what: `checkEndpoint ${JSON.stringify(checkEndpoint)}`,
-      why: "svc checks readiness the engine's own way (llama-server and vLLM: GET /health)",
+      why: "not carried yet: the fleet node's aliases will carry them (until then requests for these get 404)",
     });
   }
 
@@ -189,8 +200,39 @@ export function importModel(
   }
   const args = engineArgs(words);
   if (!('runner' in args)) {
-    losses.unshift({ what: 'the model', why: `its cmd ${args.why}` });
-    return { losses };
+    // docs/design.md D31: any other program runs as PROVIDER command.
+    const program = commandModel(words, raw, expand, losses, (field, message) => {
+      problem(`${at(field)}: ${message}`);
+    });
+    if (program === undefined) {
+      return { losses };
+    }
+    const env = program.env.flatMap((pair) => envEntry(pair.key, pair.value, losses) ?? []);
+    return {
+      model: {
+        id,
+        fields: program.fields,
+        command: program.command,
+        usesPort: program.usesPort,
+        env: [...env, ...modelEnv(raw, expand, at, problem, losses)],
+        ...(ttl === undefined ? {} : { ttl }),
+      },
+      losses,
+    };
+  }
+  // An engine svc knows: stopped and checked its own way (SIGTERM; GET /health).
+  if (raw['cmdStop'] !== undefined) {
+    losses.push({
+      what: 'cmdStop',
+      why: 'svc stops the engine itself: SIGTERM, then SIGKILL after 10 s',
+    });
+  }
+  const checkEndpoint = raw['checkEndpoint'];
+  if (checkEndpoint !== undefined && checkEndpoint !== '/health') {
+    losses.push({
+      what: `checkEndpoint ${JSON.stringify(checkEndpoint)}`,
+      why: "svc checks readiness the engine's own way (llama-server and vLLM: GET /health); HEALTH is for PROVIDER command only",
+    });
   }
   const { fields, losses: flagLosses } = engineFields(args);
   losses.push(...flagLosses);
@@ -207,28 +249,38 @@ export function importModel(
     }
   }
 
-  const env: { key: string; value: string }[] = [];
+  const env = [
+    ...args.env.flatMap((pair) => envEntry(pair.key, pair.value, losses) ?? []),
+    ...modelEnv(raw, expand, at, problem, losses),
+  ];
+  const usesPort =
+    words.some((word) => word.includes(PORT_MACRO)) ||
+    (typeof raw['proxy'] === 'string' && raw['proxy'].includes(PORT_MACRO));
+  return {
+    model: { id, fields, env, usesPort, ...(ttl === undefined ? {} : { ttl }) },
+    losses,
+  };
+}
+
+/** The model's `env` list as Svcfile ENV entries (secrets and multi-word values left out). */
+function modelEnv(
+  raw: Readonly<Record<string, unknown>>,
+  expand: (field: string, text: string) => string,
+  at: (...path: string[]) => string,
+  problem: (message: string) => void,
+  losses: NotCarried[],
+): { key: string; value: string }[] {
   const rawEnv = raw['env'];
   if (rawEnv !== undefined && !Array.isArray(rawEnv)) {
     problem(`${at('env')}: env is a list of NAME=value strings`);
   }
-  const pairs = [
-    ...args.env,
-    ...(Array.isArray(rawEnv) ? (rawEnv as unknown[]) : []).flatMap((entry) => {
-      const text = typeof entry === 'string' ? expand('env', entry) : '';
-      const equals = text.indexOf('=');
-      if (equals <= 0) {
-        problem(`${at('env')}: "${String(entry)}" is not NAME=value`);
-        return [];
-      }
-      return [{ key: text.slice(0, equals), value: text.slice(equals + 1) }];
-    }),
-  ];
-  for (const pair of pairs) {
-    const entry = envEntry(pair.key, pair.value, losses);
-    if (entry !== undefined) {
-      env.push(entry);
+  return (Array.isArray(rawEnv) ? (rawEnv as unknown[]) : []).flatMap((entry) => {
+    const text = typeof entry === 'string' ? expand('env', entry) : '';
+    const equals = text.indexOf('=');
+    if (equals <= 0) {
+      problem(`${at('env')}: "${String(entry)}" is not NAME=value`);
+      return [];
     }
-  }
-  return { model: { id, fields, env, ...(ttl === undefined ? {} : { ttl }) }, losses };
+    return envEntry(text.slice(0, equals), text.slice(equals + 1), losses) ?? [];
+  });
 }

@@ -2,11 +2,23 @@
  * What an import could not carry over, and why: one entry per llama-swap setting (or flag), kept
  * by model so the report lists each model's losses under its name. Pure.
  */
+import { closestName } from '../core/closest-name.ts';
 
 export interface NotCarried {
   /** The setting or flag as the user wrote it (`cmdStop`, `--api-key`, `filters`). */
   readonly what: string;
   readonly why: string;
+}
+
+/**
+ * Why a key is not carried when llama-swap has no such key: named with the closest key it has,
+ * so a typo (`swapp`) is seen rather than silently ignored.
+ */
+export function unknownKey(key: string, known: readonly string[]): string {
+  const near = closestName(key, known);
+  return near === undefined
+    ? 'not a llama-swap key'
+    : `not a llama-swap key: did you mean ${near}?`;
 }
 
 export interface ModelLosses {

@@ -4,6 +4,7 @@
  * with one section only when flags need one. Pure.
  */
 import { ENGINES, isModelPath } from '../core/engines/engine-table.ts';
+import { quoteToken } from '../core/engines/shell-quote.ts';
 import type { PresetLine } from './engine-flags.ts';
 import type { ImportedModel } from './model-import.ts';
 import type { NotCarried } from './not-carried.ts';
@@ -36,6 +37,17 @@ function baseUrlOf(model: ImportedModel): string | undefined {
  * Whether MODEL is a relative path, which svc reads from the Svcfile's directory: a llama.cpp
  * path (GUIDE D2), or a vLLM one written as such (`./…`; `org/name` is a hub repository).
  */
+/** A COMMAND or STOP line: words quoted for the Svcfile's splitter, `${PORT}`/`${PID}` bare. */
+function commandLine(argv: readonly string[]): string {
+  return argv
+    .map((word) =>
+      quoteToken(word.replaceAll('${PORT}', 'SVCPORTWORD').replaceAll('${PID}', 'SVCPIDWORD'))
+        .replaceAll('SVCPORTWORD', '${PORT}')
+        .replaceAll('SVCPIDWORD', '${PID}'),
+    )
+    .join(' ');
+}
+
 function isRelativePath(model: string, provider: ImportedModel['fields']['provider']): boolean {
   const path = provider === 'llamacpp' ? isModelPath(model) : /^\.\.?[\\/]/.test(model);
   return path && !/^[/~\\]/.test(model) && !/^[a-z]:[\\/]/i.test(model);
@@ -59,10 +71,15 @@ export function modelFiles(model: ImportedModel, section: string, origin: string
     });
   }
   const baseUrl = baseUrlOf(model);
+  const program = model.command;
   const rows: [string, string | number | undefined][] = [
     ['PROVIDER', fields.provider],
+    ['ENGINE', fields.engine],
     ['MODEL', written],
     ['ALIAS', model.id],
+    ['COMMAND', program === undefined ? undefined : commandLine(program.argv)],
+    ['HEALTH', program?.health],
+    ['STOP', program?.stop === undefined ? undefined : commandLine(program.stop)],
     ['CONTEXT', fields.context],
     ['PARALLEL', fields.parallel],
     ['BASEURL', baseUrl],

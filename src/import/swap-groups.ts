@@ -7,7 +7,7 @@
  * and a `matrix` of sets that may run together is reduced to one model at a time. Pure.
  */
 import type { ConfigYaml } from './config-yaml.ts';
-import type { NotCarried } from './not-carried.ts';
+import { type NotCarried, unknownKey } from './not-carried.ts';
 
 export interface GroupPlan {
   /** svc group name → max running members. */
@@ -22,7 +22,11 @@ interface SwapGroup {
   readonly swap: boolean;
   readonly exclusive: boolean;
   readonly members: readonly string[];
+  readonly persistent?: boolean;
 }
+
+/** llama-swap's group keys (docs/design.md D31 carries exclusive and persistent). */
+const GROUP_KEYS = ['swap', 'exclusive', 'persistent', 'members'];
 
 const TRUE_WORDS = new Set(['true', 'yes', 'on']);
 const FALSE_WORDS = new Set(['false', 'no', 'off']);
@@ -57,6 +61,7 @@ function swapGroups(
   allIds: readonly string[],
   yaml: ConfigYaml,
   problem: (message: string) => void,
+  losses: NotCarried[],
 ): SwapGroup[] {
   if (raw === undefined) {
     return [];
@@ -72,11 +77,17 @@ function swapGroups(
       problem(`${at()}: a group needs members: a list of model ids`);
       return [];
     }
+    for (const key of Object.keys(group)) {
+      if (!GROUP_KEYS.includes(key)) {
+        losses.push({ what: `groups.${name}.${key}`, why: unknownKey(key, GROUP_KEYS) });
+      }
+    }
     const members: string[] = [];
     for (const member of group['members'] as unknown[]) {
       const id = String(member);
       if (!allIds.includes(id)) {
-        problem(`${at('members')}: "${id}" is not a model of this configuration`);
+        // llama-swap loads a group naming a model it does not define, so this is no error.
+        losses.push({ what: `groups.${name}.members ${id}`, why: 'no model has that id' });
       } else if (owner.has(id)) {
         problem(`${at('members')}: "${id}" is already a member of group "${owner.get(id) ?? ''}"`);
       } else {
@@ -90,6 +101,7 @@ function swapGroups(
         swap: flagOf(group['swap'], true, at('swap'), problem),
         exclusive: flagOf(group['exclusive'], true, at('exclusive'), problem),
         members,
+        persistent: flagOf(group['persistent'], false, at('persistent'), problem),
       },
     ];
   });
@@ -136,7 +148,7 @@ export function groupPlan(
     return { groups, groupOf, losses };
   }
 
-  const declared = swapGroups(config['groups'], allIds, yaml, problem);
+  const declared = swapGroups(config['groups'], allIds, yaml, problem, losses);
   const grouped = new Set(declared.flatMap((group) => group.members));
   const ungrouped = allIds.filter((id) => !grouped.has(id));
   // llama-swap's own default: the models no group names swap among themselves, exclusively.
@@ -165,9 +177,15 @@ export function groupPlan(
         what: declared.includes(group)
           ? `groups.${group.name}.exclusive`
           : 'the models in no group (llama-swap runs them as an exclusive group)',
-        why: "svc groups never stop each other's members: other groups' models keep running when one of this group starts",
+        why: "not carried yet: a fleet-file group's exclusive: true will carry it (until then svc groups never stop each other's members)",
       });
     }
+  }
+  for (const group of declared.filter((entry) => entry.persistent === true)) {
+    losses.push({
+      what: `groups.${group.name}.persistent`,
+      why: "not carried yet: a fleet-file group's persistent: true will carry it",
+    });
   }
   return { groups, groupOf, losses };
 }

@@ -49,6 +49,7 @@ describe('a llama-server cmd', () => {
     const result = plan(MACROS);
     expect(result.files.map((file) => file.path)).toEqual([
       'fleet.yaml',
+      '.env',
       'qwen-8b/Svcfile',
       'qwen-8b/preset.ini',
     ]);
@@ -60,6 +61,7 @@ describe('a llama-server cmd', () => {
         'ALIAS    qwen-8b',
         'CONTEXT  8192',
         'PARALLEL 2',
+        'BASEURL  127.0.0.1:5800',
         'PRESET   preset.ini',
       ),
     );
@@ -78,7 +80,7 @@ describe('a llama-server cmd', () => {
 
   it("builds an engine command that carries every flag of the original cmd (${PORT} is svc's)", () => {
     expect(engineCommandOf(plan(MACROS), 'qwen-8b')).toBe(
-      'llama-server --n-gpu-layers 99 --jinja --temp 0.7 --flash-attn on --cache-type-k q8_0 -m /models/qwen-8b.gguf --alias qwen-8b --ctx-size 16384 --parallel 2',
+      'llama-server --n-gpu-layers 99 --jinja --temp 0.7 --flash-attn on --cache-type-k q8_0 -m /models/qwen-8b.gguf --alias qwen-8b --ctx-size 16384 --parallel 2 --host 127.0.0.1 --port 5800',
     );
   });
 
@@ -102,21 +104,37 @@ describe('a llama-server cmd', () => {
     const result = planOne('m', 'cmd: llama-server -m /m.gguf -c 10000 -np 3 --port ${PORT}');
     expect(fileText(result, 'm/preset.ini')).toContain('[m]\nctx-size = 10000\n');
     expect(engineCommandOf(result, 'm')).toBe(
-      'llama-server --ctx-size 10000 -m /m.gguf --alias m --parallel 3',
+      'llama-server --ctx-size 10000 -m /m.gguf --alias m --parallel 3 --host 127.0.0.1 --port 5800',
     );
   });
 
-  it('lists what cannot be a preset line, and an engine binary off PATH', () => {
+  it('lists what cannot be a preset line, and keeps running a llama-server build by path', () => {
     const result = planOne(
       'm',
       'cmd: /opt/llama/llama-server-b5000 -m models/m.gguf -sp --lora a.gguf --lora b.gguf',
     );
     expect(fileText(result, 'm/preset.ini')).toContain('lora = a.gguf\n');
+    expect(fileText(result, 'm/Svcfile')).toContain('ENGINE   /opt/llama/llama-server-b5000\n');
     expect(lossesOf(result, 'm')).toEqual([
-      '/opt/llama/llama-server-b5000: svc runs llama-server from PATH: put this build first on PATH',
       "-sp: svc knows no long name for llama-server's short flag -sp (a preset key longer than one letter becomes --key): write its long form in the preset",
       '--lora b.gguf: lora is given earlier in the cmd; a preset holds one value per flag',
       "MODEL models/m.gguf: a relative path: svc reads it from the Svcfile's directory, llama-swap from its working directory; make it absolute if it no longer resolves",
+    ]);
+  });
+
+  it('keeps the value llama-server uses for a flag given twice: the last', () => {
+    const result = planOne(
+      'm',
+      'cmd: llama-server -m /m.gguf -c 4096 --ctx-size 8192 -ngl 10 -ngl 99',
+      'ttll: 60',
+    );
+    expect(engineCommandOf(result, 'm')).toBe(
+      'llama-server --n-gpu-layers 99 -m /m.gguf --alias m --ctx-size 8192',
+    );
+    expect(lossesOf(result, 'm')).toEqual([
+      'ttll: not a llama-swap key: did you mean ttl?',
+      '-c 4096: ctx-size is given again later in the cmd, and llama-server uses the last value',
+      '-ngl 10: n-gpu-layers is given again later in the cmd, and llama-server uses the last value',
     ]);
   });
 
@@ -152,8 +170,8 @@ describe('a llama-server cmd', () => {
     );
     expect(fileText(result, 'qwen/Svcfile')).toContain('ALIAS    qwen\n');
     expect(lossesOf(result, 'qwen')).toEqual([
-      "useModelName: svc's gateway sends the request's model name unchanged",
-      'aliases gpt-4o-mini, gpt-4o: svc\'s gateway routes a model by one name, its ALIAS "qwen": requests for these get 404',
+      "useModelName: not carried yet: the fleet node's aliases will carry it (a request's model rewritten to the node's served name)",
+      "aliases gpt-4o-mini, gpt-4o: not carried yet: the fleet node's aliases will carry them (until then requests for these get 404)",
       'served name Qwen3: ALIAS is the model id "qwen", the name llama-swap\'s clients ask for',
     ]);
   });
@@ -182,39 +200,15 @@ describe('a vLLM cmd', () => {
       'v',
       'cmd: python3 -m vllm.entrypoints.openai.api_server --model org/m --port ${PORT}',
     );
-    expect(engineCommandOf(result, 'v')).toBe('vllm serve org/m --served-model-name v');
+    expect(engineCommandOf(result, 'v')).toBe(
+      'vllm serve org/m --served-model-name v --host 127.0.0.1 --port 5800',
+    );
     expect(lossesOf(result, 'v')[0]).toMatch(/^python3 -m vllm.entrypoints.openai.api_server: /);
   });
 });
 
-describe('what is not an engine svc runs', () => {
-  const CONFIG = yamlLines(
-    'models:',
-    '  ok:',
-    '    cmd: llama-server -m /ok.gguf --port ${PORT}',
-    '  docker-llama:',
-    '    proxy: "http://127.0.0.1:${PORT}"',
-    '    cmd: |',
-    '      docker run --name ${MODEL_ID} --init --rm -p ${PORT}:8080',
-    '      ghcr.io/ggml-org/llama.cpp:server --model /models/q.gguf',
-    '    cmdStop: docker stop ${MODEL_ID}',
-    '  whisper:',
-    '    cmd: whisper-server --port ${PORT} -m /w.bin',
-    '    filters: {stripParams: "temperature"}',
-  );
-
-  it('writes no Svcfile for a container or another server, saying why', () => {
-    const result = plan(CONFIG);
-    expect(result.files.map((file) => file.path)).toEqual(['fleet.yaml', 'ok/Svcfile']);
-    expect(lossesOf(result, 'docker-llama')).toEqual([
-      'the model: its cmd runs a container (docker): svc runs the engine itself, so the image, mounts and port mapping have no Svcfile equivalent; write a Svcfile for the engine inside it',
-      'cmdStop: svc stops the engine itself: SIGTERM, then SIGKILL after 10 s',
-    ]);
-    expect(lossesOf(result, 'whisper')).toEqual([
-      'the model: its cmd runs whisper-server: svc runs llama-server, vLLM, oMLX and MTPLX only',
-      "filters: svc's gateway does not rewrite request bodies",
-    ]);
-  });
+describe('the configuration as a whole', () => {
+  const CONFIG = yamlLines('models:', '  ok:', '    cmd: llama-server -m /ok.gguf --port ${PORT}');
 
   it('lists the settings of the whole configuration svc has no place for', () => {
     const result = plan(
@@ -254,7 +248,7 @@ describe('a configuration that cannot be read', () => {
     [yamlLines('logLevel: info'), 'config.yaml (models): models is required'],
     [
       yamlLines('models:', '  m:', '    cmd: docker run x'),
-      'config.yaml: no model could be carried over: "m" (its cmd runs a container',
+      'config.yaml: no model could be carried over: "m" (its cmd takes no ${PORT} and its proxy names no port on this machine',
     ],
   ])('refuses, naming the line and field: %#', (text, expected) => {
     expect(importProblems(text).join('\n')).toContain(expected);

@@ -9,9 +9,10 @@ import { failed, ok, type Result } from '../core/project/diagnostics.ts';
 import { SVCFILE } from '../core/project/load.ts';
 import { type ConfigYaml, readConfigYaml } from './config-yaml.ts';
 import { type FleetModel, fleetText } from './fleet-text.ts';
+import { ENV_FILE, GATEWAY_TOKEN_ENV, TOKEN_PLACEHOLDER } from './gateway-section.ts';
 import type { Environment } from './macros.ts';
-import { importModel } from './model-import.ts';
-import type { ModelLosses, NotCarried } from './not-carried.ts';
+import { type ImportedModel, importModel } from './model-import.ts';
+import { type ModelLosses, type NotCarried, unknownKey } from './not-carried.ts';
 import { modelFiles, PRESET_FILE } from './svcfile-text.ts';
 
 export const FLEET_FILE = 'fleet.yaml';
@@ -36,15 +37,16 @@ const NO_PLACE: Readonly<Record<string, string>> = {
   logToStdout: "svc's gateway logs its own lines; an engine's output goes to its node's engine.log",
   metricsMaxInMemory: "llama-swap's in-memory metrics; svc's are Prometheus series on /metrics",
   captureBuffer: 'svc does not capture request and reply bodies',
-  startPort: 'svc numbers no ports: a model whose cmd uses ${PORT} gets no BASEURL',
   sendLoadingState:
     "svc's gateway reports a wake as SSE comments on a waiting stream (GUIDE D25), not in reasoning_content",
-  includeAliasesInList: 'aliases are not carried over (see each model)',
+  includeAliasesInList:
+    "not carried yet: aliases are listed unless the node is unlisted (the fleet node's aliases)",
   profiles: 'svc has no profiles: one fleet file is one set of nodes',
 };
 
 /** Handled by the translation. */
 const HANDLED = new Set([
+  'startPort',
   'models',
   'macros',
   'globalTTL',
@@ -54,6 +56,26 @@ const HANDLED = new Set([
   'apiKeys',
   'peers',
 ]);
+
+/** Every top-level key of a llama-swap configuration, for naming the closest to one it lacks. */
+const CONFIG_KEYS = [...HANDLED, ...Object.keys(NO_PLACE)];
+
+/** llama-swap's first `${PORT}` when the configuration names no startPort. */
+const DEFAULT_START_PORT = 5800;
+
+/**
+ * llama-swap's `${PORT}` numbering: startPort, then one more for each model whose cmd or proxy
+ * takes `${PORT}`, in the order of the model ids (llama-swap sorts them, its map having none),
+ * so the engines keep the ports people's firewall rules and clients know.
+ */
+function numberPorts(models: readonly ImportedModel[], startPort: number): Map<string, number> {
+  const ports = new Map<string, number>();
+  const ids = models.filter((model) => model.usesPort).map((model) => model.id);
+  for (const [index, id] of [...ids].sort().entries()) {
+    ports.set(id, startPort + index);
+  }
+  return ports;
+}
 
 const SAFE_DIRECTORY = /^[A-Za-z0-9][A-Za-z0-9._@+:-]*$/;
 
@@ -74,7 +96,7 @@ function configLosses(config: Record<string, unknown>): NotCarried[] {
   const losses: NotCarried[] = [];
   for (const key of Object.keys(config)) {
     if (!HANDLED.has(key)) {
-      losses.push({ what: key, why: NO_PLACE[key] ?? 'not a llama-swap setting svc knows' });
+      losses.push({ what: key, why: NO_PLACE[key] ?? unknownKey(key, CONFIG_KEYS) });
     }
   }
   const keys = config['apiKeys'];
@@ -135,15 +157,37 @@ export function importLlamaSwap(
   const files: PlannedFile[] = [];
   const fleetModels: FleetModel[] = [];
   const byModel = new Map<string, NotCarried[]>();
+  const imported: ImportedModel[] = [];
   for (const [id, raw] of Object.entries(models as Record<string, unknown>)) {
     const outcome = importModel(id, raw, { macros: settings['macros'], yaml, env }, problem);
-    const losses = [...outcome.losses];
-    byModel.set(id, losses);
-    if (outcome.model === undefined) {
-      continue;
+    byModel.set(id, [...outcome.losses]);
+    if (outcome.model !== undefined) {
+      imported.push(outcome.model);
     }
+  }
+  const startPort = settings['startPort'] ?? DEFAULT_START_PORT;
+  if (
+    typeof startPort !== 'number' ||
+    !Number.isInteger(startPort) ||
+    startPort < 1 ||
+    startPort > 65_535
+  ) {
+    problem(`${yaml.where(['startPort'])}: startPort is a port number, 1 to 65535`);
+  }
+  const ports = numberPorts(
+    imported,
+    typeof startPort === 'number' ? startPort : DEFAULT_START_PORT,
+  );
+  for (const found of imported) {
+    const id = found.id;
+    const losses = byModel.get(id) ?? [];
+    const port = ports.get(id);
+    const model =
+      port === undefined || found.fields.port !== undefined
+        ? found
+        : { ...found, fields: { host: '127.0.0.1', ...found.fields, port } };
     const directory = directoryFor(id, taken);
-    const written = modelFiles(outcome.model, directory, origin);
+    const written = modelFiles(model, directory, origin);
     losses.push(...written.notes);
     files.push({ path: `${directory}/${SVCFILE}`, text: written.svcfile });
     if (written.preset !== undefined) {
@@ -153,7 +197,7 @@ export function importLlamaSwap(
       id,
       node: directory,
       file: `${directory}/${SVCFILE}`,
-      ...(outcome.model.ttl === undefined ? {} : { ttl: outcome.model.ttl }),
+      ...(model.ttl === undefined ? {} : { ttl: model.ttl }),
     });
   }
   const fleet = fleetText(settings, Object.keys(models), fleetModels, yaml, problem);
@@ -172,7 +216,11 @@ export function importLlamaSwap(
     byModel.get(id)?.push(...losses);
   }
   return ok({
-    files: [{ path: FLEET_FILE, text: fleet.text }, ...files],
+    files: [
+      { path: FLEET_FILE, text: fleet.text },
+      { path: ENV_FILE, text: `${GATEWAY_TOKEN_ENV}=${TOKEN_PLACEHOLDER}\n` },
+      ...files,
+    ],
     losses: [
       { items: [...configLosses(settings), ...fleet.losses] },
       ...[...byModel].map(([model, items]) => ({ model, items })),

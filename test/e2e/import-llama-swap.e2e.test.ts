@@ -55,16 +55,31 @@ describe('svc import llama-swap', () => {
         'ALIAS    qwen',
         'CONTEXT  8192',
         'PARALLEL 2',
+        'BASEURL  127.0.0.1:5801',
         'PRESET   preset.ini',
         '',
       ].join('\n'),
     );
+    // docs/design.md D31: a container runs as PROVIDER command, on startPort's first port.
+    expect(result.stdout).toContain(
+      [
+        '--- svc/docker-llama/Svcfile',
+        '# llama-swap model "docker-llama" from config.yaml, imported by svc import llama-swap',
+        'PROVIDER command',
+        'ALIAS    docker-llama',
+        'COMMAND  docker run --rm -p ${PORT}:8080 ghcr.io/ggml-org/llama.cpp:server',
+        'STOP     docker stop docker-llama',
+        'BASEURL  127.0.0.1:5800',
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout).toContain('--- svc/.env\nGATEWAY_TOKEN=<generated when written>\n');
     expect(result.stdout).toContain('--- svc/fleet.yaml\n');
     expect(result.stdout).toContain(
-      '  - name: qwen\n    kind: local\n    file: qwen/Svcfile\n    idleStop: 2m\n',
+      'gateway:\n  url: http://127.0.0.1:8080\n  tokenEnv: GATEWAY_TOKEN\n',
     );
     expect(result.stdout).toContain(
-      '  model "docker-llama":\n    the model: its cmd runs a container (docker)',
+      '  - name: qwen\n    kind: local\n    file: qwen/Svcfile\n    group: default\n    idleStop: 2m\n',
     );
     expect(result.stdout).not.toContain('sk-never-shown');
     expect(existsSync(join(dir, 'svc'))).toBe(false);
@@ -75,13 +90,19 @@ describe('svc import llama-swap', () => {
     const result = await runSvc(['import', 'llama-swap', 'config.yaml'], { cwd: dir });
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(
-      /^wrote fleet\.yaml\nwrote qwen\/Svcfile\nwrote qwen\/preset\.ini\nnot carried over:\n/,
+      /^wrote fleet\.yaml\nwrote \.env\nwrote qwen\/Svcfile\nwrote qwen\/preset\.ini\nwrote docker-llama\/Svcfile\nnot carried over:\n/,
     );
+    // The gateway token is generated into .env only, never printed.
+    const token = /^GATEWAY_TOKEN=([0-9a-f]{64})\n$/.exec(
+      await readFile(join(dir, '.env'), 'utf8'),
+    )?.[1];
+    expect(token).toBeDefined();
+    expect(result.stdout).not.toContain(token);
     const serve = await runSvc(['serve', '--dry-run', 'qwen'], { cwd: dir });
     expect(serve).toMatchObject({
       status: 0,
       stdout:
-        'llama-server --n-gpu-layers 99 --jinja -hf unsloth/Qwen3-8B-GGUF:Q4_K_M --alias qwen --ctx-size 16384 --parallel 2\n',
+        'llama-server --n-gpu-layers 99 --jinja -hf unsloth/Qwen3-8B-GGUF:Q4_K_M --alias qwen --ctx-size 16384 --parallel 2 --host 127.0.0.1 --port 5801\n',
     });
   });
 
@@ -93,7 +114,7 @@ describe('svc import llama-swap', () => {
     const refused = await runSvc(['import', 'llama-swap', 'config.yaml'], { cwd: dir });
     expect(refused).toMatchObject({ status: 2, stdout: '' });
     expect(refused.stderr).toBe(
-      `svc: the import would overwrite ${join(dir, 'fleet.yaml')}, ${join(dir, 'qwen', 'Svcfile')}, ${join(dir, 'qwen', 'preset.ini')}: pass --force to replace them, or --out <dir> for another directory (nothing was written)\n`,
+      `svc: the import would overwrite ${join(dir, 'fleet.yaml')}, ${join(dir, '.env')}, ${join(dir, 'qwen', 'Svcfile')}, ${join(dir, 'qwen', 'preset.ini')}, ${join(dir, 'docker-llama', 'Svcfile')}: pass --force to replace them, or --out <dir> for another directory (nothing was written)\n`,
     );
     expect(await readFile(join(dir, 'qwen', 'Svcfile'), 'utf8')).toBe('PROVIDER vllm\n');
 

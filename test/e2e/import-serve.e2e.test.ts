@@ -1,0 +1,110 @@
+/**
+ * An imported llama-swap configuration serves at once (docs/import.md): llama-swap's example
+ * layout, top-level `groups` whose members it does not all define (written here from the facts
+ * of its format), a llama-server model on `${PORT}` numbered from `startPort`, and a program that
+ * is no engine svc knows (our stand-in server) with its `cmdStop`. The import exits 0; `svc up`
+ * in the output directory finds the gateway and its generated token in the files the import
+ * wrote, and answers each model through the real llama-server and the stand-in.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { chat } from '../support/http/chat.ts';
+import { freePort } from '../support/http/net.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
+import { startProcess } from '../support/processes/processes.ts';
+import { localNodeFile } from '../support/svc/gateway-fleet.ts';
+import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
+
+const SERVER = join(REPO_ROOT, 'test', 'fixtures', 'command-server.mjs');
+
+describe('an imported llama-swap configuration', () => {
+  it('imports with groups naming undefined models, then serves every model through svc up', async () => {
+    const dir = await tempDir();
+    const model = await writeTinyModel(join(dir, 'tiny.gguf'));
+    const [startPort, whisperPort, gatewayPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    await writeFile(
+      join(dir, 'config.yaml'),
+      [
+        'healthCheckTimeout: 60',
+        `startPort: ${startPort}`,
+        'models:',
+        '  "tiny":',
+        `    cmd: llama-server --port \${PORT} -m ${model} -c 256 -c 512`,
+        '    aliases: [gpt-4o-mini]',
+        '  "whisper":',
+        `    cmd: node ${SERVER} --port ${whisperPort} --name whisper`,
+        `    proxy: http://127.0.0.1:${whisperPort}`,
+        `    cmdStop: node ${SERVER} --stop \${PID}`,
+        '    checkEndpoint: /health',
+        'groups:',
+        '  "group1":',
+        '    swap: true',
+        '    exclusive: true',
+        '    members: ["llama", "tiny"]',
+        '  "forever":',
+        '    persistent: true',
+        '    swapp: false',
+        '    members: ["whisper", "qwen-unlisted"]',
+        '',
+      ].join('\n'),
+    );
+    const imported = await runSvc(['import', 'llama-swap', 'config.yaml', '--out', 'svc'], {
+      cwd: dir,
+    });
+    expect(imported.status).toBe(0);
+    expect(imported.stdout).toContain('    groups.group1.members llama: no model has that id\n');
+    expect(imported.stdout).toContain(
+      '    groups.forever.swapp: not a llama-swap key: did you mean swap?\n',
+    );
+    expect(imported.stdout).toContain(
+      '  model "tiny":\n    aliases gpt-4o-mini: not carried yet: the fleet node\'s aliases will carry them',
+    );
+    const out = join(dir, 'svc');
+    expect(await readFile(join(out, 'tiny', 'Svcfile'), 'utf8')).toContain(
+      `CONTEXT  512\nBASEURL  127.0.0.1:${startPort}\n`,
+    );
+    // Tests listen where the machine has room, not on llama-swap's own :8080.
+    const fleet = await readFile(join(out, 'fleet.yaml'), 'utf8');
+    await writeFile(
+      join(out, 'fleet.yaml'),
+      fleet.replace('http://127.0.0.1:8080', `http://127.0.0.1:${gatewayPort}`),
+    );
+    const token =
+      /^GATEWAY_TOKEN=(\w+)$/m.exec(await readFile(join(out, '.env'), 'utf8'))?.[1] ?? '';
+    const up = startProcess(SVC, ['up'], {
+      cwd: out,
+      env: {
+        ...process.env,
+        PATH: testPath(),
+        SVC_API_TOKEN: '',
+        SVC_CONFIG_DIR: join(dir, 'config'),
+        SVC_LOG_LEVEL: 'warn',
+      },
+    });
+    await up.waitFor(/local nodes tiny, whisper: engines run by this gateway/);
+    const url = `http://127.0.0.1:${gatewayPort}`;
+    const headers = { authorization: `Bearer ${token}` };
+    const tiny = await chat(url, { model: 'tiny' }, { headers });
+    expect(tiny.status).toBe(200);
+    expect(await tiny.json()).toMatchObject({ object: 'chat.completion' });
+    expect((await fetch(`http://127.0.0.1:${startPort}/health`)).status).toBe(200);
+    const whisper = await chat(url, { model: 'whisper' }, { headers });
+    expect(whisper.status).toBe(200);
+    expect(await whisper.json()).toMatchObject({
+      choices: [{ message: { content: 'served by whisper' } }],
+    });
+    process.kill(up.pid, 'SIGINT');
+    expect(await up.exited()).toBe(0);
+    expect(up.output()).not.toContain(token);
+    const log = await readFile(localNodeFile(up, 'whisper', 'engine.log'), 'utf8');
+    expect(log).toContain('command-server: stopped by SIGINT');
+  });
+});
