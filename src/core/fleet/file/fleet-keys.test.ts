@@ -110,4 +110,22 @@ describe('unknown fleet-file keys', () => {
       'fleet.yaml: unknown key "cros" in gateway (line 3): did you mean "cors"?',
     ]);
   });
+
+  it("refuses llama-swap's words, naming the svc key to use (docs/design.md D31)", () => {
+    const text = lines(
+      'models:',
+      '  a: {cmd: llama-server}',
+      'nodes:',
+      '  - {name: a, kind: local, file: a.svc, ttl: 60, preload: true}',
+      'groups:',
+      '  g: {swap: true, members: [a]}',
+    );
+    expect(problems(text)).toEqual([
+      'fleet.yaml: unknown key "models" (line 1): that is llama-swap\'s word; svc\'s is nodes, one per model, each naming its Svcfile (svc import llama-swap writes them)',
+      'fleet.yaml: unknown key "ttl" in node "a" (line 4): that is llama-swap\'s word; svc\'s is idleStop (a duration such as 10m)',
+      'fleet.yaml: unknown key "preload" in node "a" (line 4): that is llama-swap\'s word; svc\'s is keepWarm: on on the node',
+      'fleet.yaml: unknown key "swap" in groups "g" (line 6): that is llama-swap\'s word; svc\'s is max: 1 in the group',
+      'fleet.yaml: unknown key "members" in groups "g" (line 6): that is llama-swap\'s word; svc\'s is group: <name> on each node',
+    ]);
+  });
 });

@@ -76,6 +76,27 @@ export const FLEET_KEYS: KeyTable = {
   groups: { named: { keys: { max: 'value', minResidency: 'value' } } },
 };
 
+/**
+ * llama-swap's words in a fleet file written by hand, and the svc key that says the same
+ * (docs/design.md D31; `svc import llama-swap` translates a whole configuration).
+ */
+const LLAMA_SWAP_WORDS: Readonly<Record<string, string>> = {
+  ttl: 'idleStop (a duration such as 10m)',
+  globalTTL: 'idleStop at the top level',
+  preload: 'keepWarm: on on the node',
+  hooks: 'keepWarm: on on each node to preload',
+  swap: 'max: 1 in the group',
+  members: 'group: <name> on each node',
+  models: 'nodes, one per model, each naming its Svcfile (svc import llama-swap writes them)',
+  cmd: 'file: a Svcfile (PROVIDER command runs any program)',
+  cmdStop: "STOP in the node's Svcfile",
+  checkEndpoint: "HEALTH in the node's Svcfile",
+  proxy: "BASEURL in the node's Svcfile",
+  startPort: "BASEURL in each Svcfile, or the node's engine.port",
+  healthCheckTimeout: 'svc gateway --wake-timeout',
+  macros: 'the values written out (a fleet file has no macros)',
+};
+
 function keyText(key: unknown): string {
   return isScalar(key) ? String(key.value) : String(key);
 }
@@ -123,8 +144,13 @@ export function unknownKeys(root: Node | null, lines: LineCounter): string[] {
       const offset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
       const line = offset === undefined ? '' : ` (line ${lines.linePos(offset).line})`;
       const near = closestName(key, known);
+      const llamaSwap = Object.hasOwn(LLAMA_SWAP_WORDS, key) ? LLAMA_SWAP_WORDS[key] : undefined;
       const hint =
-        near === undefined ? `known keys here: ${known.join(', ')}` : `did you mean "${near}"?`;
+        llamaSwap !== undefined
+          ? `that is llama-swap's word; svc's is ${llamaSwap}`
+          : near === undefined
+            ? `known keys here: ${known.join(', ')}`
+            : `did you mean "${near}"?`;
       problems.push(`unknown key "${key}"${where === '' ? '' : ` in ${where}`}${line}: ${hint}`);
     }
   };
