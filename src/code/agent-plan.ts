@@ -50,6 +50,11 @@ export interface AgentSpec {
    * (Claude, GPT), so with none chosen svc refuses rather than launch it at a 404.
    */
   readonly needsModel: boolean;
+  /**
+   * The size of the agent's first request as measured, with where the number came from: a model
+   * whose window is smaller cannot take it, and svc code warns before launch. Absent: not measured.
+   */
+  readonly firstPrompt?: { readonly tokens: number; readonly source: string };
   plan(target: AgentTarget, context: AgentContext): AgentPlan;
 }
 

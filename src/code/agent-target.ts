@@ -13,6 +13,16 @@ export interface AgentKey {
   readonly value: string;
 }
 
+/** What one model offers an agent request, where svc knows it. */
+export interface ModelLimits {
+  /** Tokens one request may hold (prompt and reply). */
+  readonly context?: number;
+  /** Where `context` comes from, for the warning ("CONTEXT", "--ctx-size 16384 / 2 slots"). */
+  readonly contextFrom?: string;
+  /** The most tokens one reply may have (the Svcfile's OUTPUT). */
+  readonly output?: number;
+}
+
 export interface AgentTarget {
   /** The provider's key in the agent's config (`-m <providerId>/<model>`). */
   readonly providerId: string;
@@ -25,6 +35,8 @@ export interface AgentTarget {
   readonly defaultModel?: string;
   /** Absent when the endpoint takes no key. */
   readonly key?: AgentKey;
+  /** Per model of `models`: its limits, where svc knows them (agent-sizing.ts). */
+  readonly limits?: Readonly<Record<string, ModelLimits>>;
 }
 
 /** spec §4.2: the section's address, with `/v1` added when it names no path. */

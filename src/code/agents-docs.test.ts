@@ -14,6 +14,7 @@ import { parseFleet } from '../core/fleet/file/fleet-file.ts';
 import { unwrap } from '../core/project/diagnostics.ts';
 import type { OpenedProject } from '../core/project/open-project.ts';
 import { parseSvcfile } from '../core/project/parse.ts';
+import { resolveProject } from '../core/project/resolve.ts';
 import { renderAgentList } from './agents.ts';
 import { claudeEnvFile } from './claude.ts';
 import { codexConfig } from './codex.ts';
@@ -42,7 +43,8 @@ describe('docs/agents.md', () => {
       }),
     );
     const project = unwrap(parseSvcfile(block('Svcfile'), 'Svcfile'));
-    const opened = { project, env: { GATEWAY_TOKEN: 'secret' } } as unknown as OpenedProject;
+    const { spec } = unwrap(resolveProject({ project, supervised: false }));
+    const opened = { project, spec, env: { GATEWAY_TOKEN: 'secret' } } as unknown as OpenedProject;
     const target = await gatewayTarget({
       fleet,
       fleetDotenv: {},

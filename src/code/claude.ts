@@ -41,11 +41,14 @@ export const CLAUDE_UNSET = [
 /** Everything but the credential, in the order `--config` prints it. */
 export function claudeEnv(target: AgentTarget): Record<string, string> {
   const model = target.defaultModel;
+  // Claude Code takes a reply cap but no window size from its environment.
+  const output = model === undefined ? undefined : target.limits?.[model]?.output;
   return {
     ANTHROPIC_BASE_URL: anthropicBaseUrl(target.baseUrl),
     ...(model === undefined
       ? {}
       : Object.fromEntries(CLAUDE_MODEL_ROLES.map((role) => [role, model]))),
+    ...(output === undefined ? {} : { CLAUDE_CODE_MAX_OUTPUT_TOKENS: String(output) }),
     // An offline machine: no telemetry, error reports, update checks or other side traffic.
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
@@ -72,6 +75,11 @@ export const CLAUDE: AgentSpec = {
   install: 'npm install -g @anthropic-ai/claude-code',
   endpoint: '/messages',
   needsModel: true,
+  firstPrompt: {
+    tokens: 28_000,
+    source:
+      "about 28k: llama-server's prompt tokens for Claude Code's first request with the test suite's tiny model",
+  },
   plan(target: AgentTarget): AgentPlan {
     return {
       env: {

@@ -15,6 +15,16 @@ function tomlString(value: string): string {
   return JSON.stringify(value);
 }
 
+/** Codex's root keys for the chosen model's window and reply cap (its config reference). */
+function limitLines(target: AgentTarget): string[] {
+  const limits =
+    target.defaultModel === undefined ? undefined : target.limits?.[target.defaultModel];
+  return [
+    ...(limits?.context === undefined ? [] : [`model_context_window = ${limits.context}`]),
+    ...(limits?.output === undefined ? [] : [`model_max_output_tokens = ${limits.output}`]),
+  ];
+}
+
 export function codexConfig(target: AgentTarget): string {
   const provider = tomlString(target.providerId);
   const lines = [
@@ -22,6 +32,7 @@ export function codexConfig(target: AgentTarget): string {
     // TOML: keys of the root table come before any [table].
     `model_provider = ${provider}`,
     ...(target.defaultModel === undefined ? [] : [`model = ${tomlString(target.defaultModel)}`]),
+    ...limitLines(target),
     // An offline machine: no update check, no analytics.
     'check_for_update_on_startup = false',
     '',
@@ -43,6 +54,11 @@ export const CODEX: AgentSpec = {
   install: 'npm install -g @openai/codex',
   endpoint: '/responses',
   needsModel: true,
+  firstPrompt: {
+    tokens: 20_000,
+    source:
+      "about 20k: llama-server's prompt tokens for Codex's first request with the test suite's tiny model",
+  },
   plan(target: AgentTarget, context: AgentContext): AgentPlan {
     const config = codexConfig(target);
     return {

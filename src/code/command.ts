@@ -22,8 +22,10 @@ import { describeOrigin } from '../core/project/load.ts';
 import { type OpenedProject, openProject } from '../core/project/open-project.ts';
 import { describeTarget, renderAgentConfig } from './agent-config.ts';
 import type { AgentSpec } from './agent-plan.ts';
+import { firstPromptWarning } from './agent-sizing.ts';
 import { type AgentTarget, listIds } from './agent-target.ts';
 import { AGENTS, DEFAULT_AGENT, pickAgent, renderAgentList } from './agents.ts';
+import { fleetModelFacts } from './fleet-models.ts';
 import { pickModel } from './model-picker.ts';
 import { gatewayTarget, nodeTarget, svcfileIn } from './resolve-target.ts';
 import { runAgent } from './run-agent.ts';
@@ -158,6 +160,7 @@ async function resolveTarget(
     ...(project === undefined ? {} : { project }),
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(ask ? { choose: (models) => pickModel(models, agent.name, io.stdin, io.stderr) } : {}),
+    facts: () => fleetModelFacts(fleet, { configDir, env: io.env }),
   });
 }
 
@@ -201,6 +204,12 @@ export async function run(io: CommandIo): Promise<number> {
   const agent = pickAgent(values.agent, harness, registryPath(configDir));
   const target = await resolveTarget(io, values, positionals[0], agent, configDir);
   requireModel(agent, target);
+  const model = target.defaultModel;
+  const warning =
+    model === undefined ? undefined : firstPromptWarning(agent, model, target.limits?.[model]);
+  if (warning !== undefined) {
+    io.stderr.write(`${warning}\n`);
+  }
   const plan = agent.plan(target, { privateDir: join(configDir, 'agents', agent.name) });
   if (values.config === true) {
     io.stdout.write(renderAgentConfig(agent, plan, target));

@@ -7,6 +7,18 @@
 import { type AgentPlan, type AgentSpec, keyEnv } from './agent-plan.ts';
 import type { AgentTarget } from './agent-target.ts';
 
+/**
+ * opencode's per-model `limit` (its config schema needs both keys): the window and output cap svc
+ * knows, an unknown output as 0, opencode's own value for a model with no limit.
+ */
+function opencodeLimit(target: AgentTarget, model: string): Record<string, unknown> {
+  const limits = target.limits?.[model];
+  if (limits?.context === undefined) {
+    return {};
+  }
+  return { limit: { context: limits.context, output: limits.output ?? 0 } };
+}
+
 export function opencodeConfig(target: AgentTarget): Record<string, unknown> {
   return {
     $schema: 'https://opencode.ai/config.json',
@@ -18,7 +30,9 @@ export function opencodeConfig(target: AgentTarget): Record<string, unknown> {
           baseURL: target.baseUrl,
           ...(target.key === undefined ? {} : { apiKey: `{env:${target.key.variable}}` }),
         },
-        models: Object.fromEntries(target.models.map((model) => [model, { name: model }])),
+        models: Object.fromEntries(
+          target.models.map((model) => [model, { name: model, ...opencodeLimit(target, model) }]),
+        ),
       },
     },
     ...(target.defaultModel === undefined
@@ -33,6 +47,11 @@ export const OPENCODE: AgentSpec = {
   install: 'npm install -g opencode-ai',
   endpoint: '/chat/completions',
   needsModel: false,
+  firstPrompt: {
+    tokens: 12_122,
+    source:
+      "llama-server's prompt tokens for opencode's first request (default tools), on a one-GPU box",
+  },
   plan(target: AgentTarget): AgentPlan {
     const config = opencodeConfig(target);
     return {

@@ -20,7 +20,16 @@ export function piModels(target: AgentTarget): Record<string, unknown> {
         baseUrl: target.baseUrl,
         api: 'openai-completions',
         apiKey: target.key?.variable ?? PI_NO_KEY,
-        models: target.models.map((id) => ({ id, name: `${id} (${target.label})` })),
+        models: target.models.map((id) => {
+          const limits = target.limits?.[id];
+          return {
+            id,
+            name: `${id} (${target.label})`,
+            // Pi's model fields (its README, "Custom Models"): the window and the reply cap.
+            ...(limits?.context === undefined ? {} : { contextWindow: limits.context }),
+            ...(limits?.output === undefined ? {} : { maxTokens: limits.output }),
+          };
+        }),
       },
     },
   };

@@ -14,6 +14,7 @@ import type { Fleet, FleetGateway, FleetNode, Variables } from '../core/fleet/fi
 import { engineTarget } from '../core/fleet/routing/engine-target.ts';
 import { SVCFILE } from '../core/project/load.ts';
 import type { OpenedProject } from '../core/project/open-project.ts';
+import { type ModelFacts, projectFacts, refuseNonChat } from './agent-sizing.ts';
 import {
   agentBaseUrl,
   type AgentKey,
@@ -85,6 +86,8 @@ export interface GatewayInputs {
   readonly model?: string;
   /** Asks the user for one of the listed models (the picker), when svc may ask. */
   readonly choose?: (models: readonly ListedModel[]) => Promise<string>;
+  /** What the fleet's own Svcfiles say of each served name (fleet-models.ts), read when listing. */
+  readonly facts?: () => Promise<ReadonlyMap<string, ModelFacts>>;
 }
 
 /** Through the gateway section (spec §4.2 last paragraph). */
@@ -102,7 +105,9 @@ export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget>
       : `the .env beside ${project.path}, or an ENV line in it`,
   );
   const model = project === undefined ? undefined : projectModel(project.opened);
-  if (model !== undefined && inputs.model === undefined) {
+  if (project !== undefined && model !== undefined && inputs.model === undefined) {
+    const facts = projectFacts(project.opened);
+    refuseNonChat(model, facts, project.path);
     return {
       providerId: 'svc',
       label: `svc gateway (${gateway.name})`,
@@ -110,16 +115,28 @@ export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget>
       models: [model],
       defaultModel: model,
       ...(key === undefined ? {} : { key }),
+      limits: { [model]: facts.limits },
     };
   }
-  const listed = await listModels(baseUrl, key);
+  const facts = (await inputs.facts?.()) ?? new Map<string, ModelFacts>();
+  const every = await listModels(baseUrl, key);
+  // Only models that chat are offered (docs/agents.md "Which models are offered").
+  const listed = every.filter((entry) => facts.get(entry.id)?.nonChat === undefined);
   const ids = listed.map((entry) => entry.id);
   let chosen = inputs.model;
   if (chosen !== undefined) {
+    const named = facts.get(chosen);
+    if (named !== undefined) {
+      refuseNonChat(chosen, named, "its node's Svcfile");
+    }
     checkModel(chosen, ids, `the gateway (GET ${baseUrl}/models)`);
   } else if (inputs.choose !== undefined && listed.length > 0) {
     chosen = await inputs.choose(listed);
   }
+  const limits = ids.flatMap((id) => {
+    const known = facts.get(id)?.limits;
+    return known === undefined ? [] : [[id, known] as const];
+  });
   return {
     providerId: gateway.name,
     label: `Gateway (${gateway.name})`,
@@ -127,6 +144,7 @@ export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget>
     models: ids,
     ...(chosen === undefined ? {} : { defaultModel: chosen }),
     ...(key === undefined ? {} : { key }),
+    ...(limits.length === 0 ? {} : { limits: Object.fromEntries(limits) }),
   };
 }
 

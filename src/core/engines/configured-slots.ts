@@ -6,21 +6,19 @@
  */
 import { ENGINES, type Runner } from './engine-table.ts';
 
-/** Every spelling of the engine's slot flag: its own, and its short aliases (llama.cpp `-np`). */
-function slotFlags(runner: Runner): string[] {
-  const engine = ENGINES[runner];
-  if (engine.parallel === undefined) {
-    return [];
-  }
-  const parallel = engine.parallel;
-  const aliases = Object.entries(engine.dialect.aliases)
-    .filter(([, canonical]) => canonical === parallel.key)
+/**
+ * Every spelling of one of the engine's flags: its own, and its short aliases (llama.cpp `-np`
+ * for `--parallel`, `-c` for `--ctx-size`).
+ */
+export function flagSpellings(runner: Runner, flag: { flag: string; key: string }): string[] {
+  const aliases = Object.entries(ENGINES[runner].dialect.aliases)
+    .filter(([, canonical]) => canonical === flag.key)
     .map(([alias]) => `-${alias}`);
-  return [parallel.flag, ...aliases];
+  return [flag.flag, ...aliases];
 }
 
 /** The value of the last occurrence of any of `flags`, as `--flag value` or `--flag=value`. */
-function lastValue(args: readonly string[], flags: readonly string[]): string | undefined {
+export function lastValue(args: readonly string[], flags: readonly string[]): string | undefined {
   let value: string | undefined;
   args.forEach((arg, index) => {
     for (const flag of flags) {
@@ -39,7 +37,11 @@ function lastValue(args: readonly string[], flags: readonly string[]): string | 
  * not one (llama.cpp's `-1` means "choose for me", which only the engine itself can tell).
  */
 export function configuredSlots(runner: Runner, args: readonly string[]): number | undefined {
-  const text = lastValue(args, slotFlags(runner));
+  const parallel = ENGINES[runner].parallel;
+  if (parallel === undefined) {
+    return undefined;
+  }
+  const text = lastValue(args, flagSpellings(runner, parallel));
   if (text === undefined || !/^\d+$/.test(text)) {
     return undefined;
   }

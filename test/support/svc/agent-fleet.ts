@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { writeTinyModel } from '../models/tiny-model.ts';
+import { REPO_ROOT, testPath } from '../prerequisites/engines.ts';
 import { startProcess, type TestProcess } from '../processes/processes.ts';
 import { freePort, startTestDaemon, type TestDaemon } from './daemon.ts';
 import { GATEWAY_TOKEN, NODE_TOKEN, startTestGateway } from './gateway-fleet.ts';
@@ -20,8 +21,15 @@ export interface AgentFleet {
   readonly gatewayUrl: string;
 }
 
-/** Starts the fleet in `dir`; `presetLines` become `tiny.ini`, named by a PRESET line. */
-export async function startAgentFleet(dir: string, presetLines?: string): Promise<AgentFleet> {
+/**
+ * Starts the fleet in `dir`; `presetLines` become `tiny.ini`, named by a PRESET line, and
+ * `svcfileLines` are added to the Svcfile.
+ */
+export async function startAgentFleet(
+  dir: string,
+  presetLines?: string,
+  svcfileLines: readonly string[] = [],
+): Promise<AgentFleet> {
   const model = await writeTinyModel(join(dir, 'tiny.gguf'), { contextLength: 32768 });
   if (presetLines !== undefined) {
     await writeFile(join(dir, 'tiny.ini'), presetLines);
@@ -34,6 +42,7 @@ export async function startAgentFleet(dir: string, presetLines?: string): Promis
       'ALIAS tiny',
       ...(presetLines === undefined ? [] : ['PRESET tiny.ini']),
       'CONTEXT 32768',
+      ...svcfileLines,
       `BASEURL 127.0.0.1:${await freePort()}`,
       '',
     ].join('\n'),
@@ -108,4 +117,21 @@ export async function runSvcCode(
     }
   }
   return { status, stdout: svc.stdout(), stderr: svc.stderr() };
+}
+
+/**
+ * The real opencode's environment for a test: its programs on PATH, and its config, data, cache
+ * and state under `home` (private to the test), with no models fetch and no update check.
+ */
+export function opencodeEnv(home: string): Record<string, string> {
+  return {
+    PATH: testPath(join(REPO_ROOT, 'node_modules', '.bin')),
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+  };
 }

@@ -14,7 +14,7 @@ import { aliasTarget, readAliases } from '../../project/aliases.ts';
 import { deployConfigFromSpec } from '../../project/deploy-config-from-project.ts';
 import { unwrap } from '../../project/diagnostics.ts';
 import { originOf } from '../../project/load.ts';
-import { openProject } from '../../project/open-project.ts';
+import { type OpenedProject, openProject } from '../../project/open-project.ts';
 import type { NodeSource } from '../drivers/node-driver.ts';
 import {
   type Fleet,
@@ -84,6 +84,16 @@ async function openNodeSource(
   node: FleetNode,
   context: { configDir: string; env: Variables },
 ): Promise<{ source: string; spec: EngineSpec; env: Record<string, string> }> {
+  const { source, opened } = await openNodeProject(fleet, node, context);
+  return { source, spec: opened.spec, env: opened.env };
+}
+
+/** A node's Svcfile source, opened as `svc serve` opens it for a supervised engine. */
+export async function openNodeProject(
+  fleet: Fleet,
+  node: FleetNode,
+  context: { configDir: string; env: Variables },
+): Promise<{ source: string; opened: OpenedProject }> {
   const source = await sourceOf(fleet, node, context.configDir);
   const opened = await openProject(source, {
     cwd: dirname(fleet.path),
@@ -91,7 +101,7 @@ async function openNodeSource(
     aliases: () => readAliases(context.configDir),
     supervised: true,
   });
-  return { source, spec: opened.spec, env: opened.env };
+  return { source, opened };
 }
 
 /**
