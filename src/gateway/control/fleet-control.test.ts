@@ -7,6 +7,7 @@ import type { NodeReply } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { errorBody, GatewayError } from '../../core/http/gateway-error.ts';
+import { RequestCounts } from '../requests/request-counts.ts';
 import {
   type ControlAsk,
   controlNode,
@@ -294,7 +295,7 @@ describe('fleetStats', () => {
             : refused(503, 'unreachable'),
         ),
     });
-    expect(JSON.parse(await fleetStats(view, client))).toEqual({
+    expect(JSON.parse(await fleetStats(view, client, new RequestCounts()))).toEqual({
       nodes: [
         { name: 'a', stats: { history: [] } },
         { name: 'gpu-box', error: 'unreachable' },

@@ -25,6 +25,7 @@ import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { CallerRights } from '../http/caller-rights.ts';
+import { type RequestCounts, withGatewayRequests } from '../requests/request-counts.ts';
 
 /** What node control needs of the gateway's view: the file's nodes, a node's source, its state. */
 export type ControlView = Pick<FleetView, 'fleet' | 'source'> & {
@@ -75,11 +76,12 @@ export function nodeNamed(view: Pick<FleetView, 'fleet'>, name: string): FleetNo
 export async function fleetStats(
   view: Pick<FleetView, 'fleet'>,
   client: NodeControlClient,
+  counts: Pick<RequestCounts, 'of'>,
 ): Promise<string> {
   const nodes = await mapBounded(view.fleet.nodes, STATS_CONCURRENCY, async (node) => {
     const reply = await client.stats(node);
     return reply.ok
-      ? { name: node.name, stats: reply.value }
+      ? { name: node.name, stats: withGatewayRequests(node, reply.value, counts) }
       : { name: node.name, error: reply.detail };
   });
   return JSON.stringify({ nodes });

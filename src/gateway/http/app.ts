@@ -205,7 +205,7 @@ async function answerOwn(
     return;
   }
   if (method === 'GET' && path === '/v1/fleet/stats') {
-    sendJson(response, 200, await fleetStats(deps.view, deps.nodes));
+    sendJson(response, 200, await fleetStats(deps.view, deps.nodes, deps.metrics.served));
     return;
   }
   if (method === 'GET' && path === '/v1/fleet/rights') {

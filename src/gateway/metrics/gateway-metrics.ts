@@ -12,6 +12,7 @@ import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'p
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { ACTION_PATH } from '../control/fleet-control.ts';
 import { nodeLogsOf } from '../control/node-logs.ts';
+import { RequestCounts } from '../requests/request-counts.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
 import { SchedulingCounters } from './scheduling-counters.ts';
 import { registerScrapeGauges } from './scrape-gauges.ts';
@@ -129,6 +130,8 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
   readonly openMetrics: Registry<RegistryContentType>;
 
   private readonly requests: Counter;
+  /** Requests each node's engine answered through this gateway (request-counts.ts). */
+  readonly served = new RequestCounts();
   private readonly duration: Histogram;
   private readonly firstByte: Histogram;
   private readonly aborts: Counter;
@@ -229,6 +232,9 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
     aborted: boolean,
   ): void {
     const node = facts.node ?? '';
+    if (node !== '' && facts.repliedAt !== undefined) {
+      this.served.add(node);
+    }
     const model = node === '' ? '' : (facts.model ?? '');
     const byModel = child(
       this.requestChildren,
