@@ -138,14 +138,16 @@ function nodeCard(node, stats, statsError, onControl) {
   }
   card.append(facts);
 
-  const history = (stats && stats.history) || [];
+  // A node that is not running shows no engine figures, not the last ones it had.
+  const live = node.state === 'running' ? stats : undefined;
+  const history = (live && live.history) || [];
   const cpu = history.filter((s) => s.c !== undefined).map((s) => s.c);
   const ram = history.filter((s) => s.m !== undefined).map((s) => s.m);
-  if (cpu.length === 0 && stats && stats.cpu) {
-    cpu.push(stats.cpu.utilization);
+  if (cpu.length === 0 && live && live.cpu) {
+    cpu.push(live.cpu.utilization);
   }
-  if (ram.length === 0 && stats && stats.memory && stats.memory.total > 0) {
-    ram.push((stats.memory.used / stats.memory.total) * 100);
+  if (ram.length === 0 && live && live.memory && live.memory.total > 0) {
+    ram.push((live.memory.used / live.memory.total) * 100);
   }
   if (cpu.length > 0) {
     card.append(meter('CPU', cpu));

@@ -88,6 +88,17 @@ describe('node-card.js', () => {
     expect(stopped.field('state')).toBe('stopped');
   });
 
+  it('draws CPU and RAM for a running node only, never the readings a stopped one had', () => {
+    const stats = { history: [{ t: 1, c: 100, m: 40 }], cpu: { utilization: 100 } };
+    const meters = (state: string) =>
+      script
+        .nodeCard({ name: 'a', state }, stats)
+        .children.filter((child) => child.attributes.get('class') === 'meter')
+        .map((meter) => meter.children[0]?.textContent);
+    expect(meters('running')).toEqual(['CPU', 'RAM']);
+    expect(meters('stopped')).toEqual([]);
+  });
+
   it('names what waits in the queue, and nothing when none waits', () => {
     expect(script.queueText({ queued: { gemma: 2, qwen: 1 } })).toBe('Queued: gemma 2, qwen 1');
     expect(script.queueText({ queued: { gemma: 0 } })).toBe('');
