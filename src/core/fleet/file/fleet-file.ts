@@ -6,11 +6,13 @@
  */
 import { corsOrigins } from '../../http/cors.ts';
 import { failed, ok, type Result } from '../../project/diagnostics.ts';
+import { callersOf, type FleetCaller } from './fleet-callers.ts';
 import { type FleetNode, isRecord, parseNode, wakeOf, type WakePolicy } from './fleet-node.ts';
 import { type FleetOperator, operatorOf } from './fleet-operator.ts';
 import { type FleetScheduling, fleetSchedulingOf } from './fleet-scheduling.ts';
 import { readFleetYaml } from './fleet-yaml.ts';
 
+export type { CallerPriority, FleetCaller } from './fleet-callers.ts';
 export type {
   DaemonNode,
   EngineOverride,
@@ -46,6 +48,8 @@ export interface Fleet extends FleetScheduling {
   readonly cors?: readonly string[];
   /** `gateway.operatorTokenEnv` (GUIDE D28): the operator token's variable, and its value when set. */
   readonly operator?: FleetOperator;
+  /** `callers` (docs/design.md D29); absent: the gateway and operator tokens alone, as before. */
+  readonly callers?: readonly FleetCaller[];
 }
 
 /** The fleet file's `gateway` section: where agents reach the fleet and the token they present. */
@@ -251,6 +255,11 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     });
   }
 
+  const callers = callersOf(document['callers'], {
+    lookup: (name) => lookup(name, sources),
+    lenient: sources.nodeTokens === 'lenient',
+    problem,
+  });
   const scheduling = fleetSchedulingOf(document, nodes, problem);
   if (problems.length > 0) {
     return failed(problems, 'ERR_FLEET');
@@ -266,5 +275,6 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     ...(gateway === undefined ? {} : { gateway }),
     ...(cors === undefined ? {} : { cors }),
     ...(operator === undefined ? {} : { operator }),
+    ...(callers === undefined ? {} : { callers }),
   });
 }

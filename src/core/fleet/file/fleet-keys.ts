@@ -17,7 +17,7 @@ type Shape =
   | 'value'
   | 'free'
   | { readonly keys: KeyTable }
-  | { readonly each: Shape }
+  | { readonly each: Shape; readonly label?: string }
   | { readonly named: Shape };
 type KeyTable = Readonly<Record<string, Shape>>;
 
@@ -50,6 +50,18 @@ const NODE_KEYS: KeyTable = {
   keepCacheMax: 'value',
 };
 
+// docs/design.md D29: who may use the gateway (fleet-callers.ts).
+const CALLER_KEYS: KeyTable = {
+  name: 'value',
+  tokenEnv: 'value',
+  tokenSha256: 'value',
+  models: 'value',
+  wake: 'value',
+  upstreams: 'value',
+  concurrency: 'value',
+  priority: 'value',
+};
+
 const QUEUE_LIMIT_KEYS: KeyTable = { max: 'value', timeout: 'value' };
 
 export const FLEET_KEYS: KeyTable = {
@@ -74,6 +86,7 @@ export const FLEET_KEYS: KeyTable = {
   scaleOut: 'value',
   idleStop: 'value',
   groups: { named: { keys: { max: 'value', minResidency: 'value' } } },
+  callers: { each: { keys: CALLER_KEYS }, label: 'caller' },
 };
 
 /**
@@ -119,7 +132,12 @@ export function unknownKeys(root: Node | null, lines: LineCounter): string[] {
       if (isSeq(node)) {
         node.items.forEach((item, index) => {
           const name = isMap(item) ? nodeName(item) : undefined;
-          visit(item, shape.each, name === undefined ? `node ${index + 1}` : `node "${name}"`);
+          const label = shape.label ?? 'node';
+          visit(
+            item,
+            shape.each,
+            name === undefined ? `${label} ${index + 1}` : `${label} "${name}"`,
+          );
         });
       }
       return;
