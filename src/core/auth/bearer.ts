@@ -3,11 +3,9 @@
  * hashed before a constant-time compare, so neither the token's length nor its content leaks
  * through timing. Nothing here logs: a wrong token offered by a caller is never written anywhere.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
+import { bearerDigest, tokenDigest } from './bearer-digest.ts';
 
 /**
  * A checker for `Authorization` header values; with no token configured every request passes.
@@ -17,9 +15,9 @@ export function bearerChecker(token: string | undefined): (header: string | unde
   if (token === undefined) {
     return () => true;
   }
-  const expected = digest(token);
+  const expected = tokenDigest(token);
   return (header) => {
-    const credentials = header === undefined ? undefined : /^bearer +(.*)$/i.exec(header)?.[1];
-    return credentials !== undefined && timingSafeEqual(digest(credentials), expected);
+    const presented = bearerDigest(header);
+    return presented !== undefined && timingSafeEqual(presented, expected);
   };
 }

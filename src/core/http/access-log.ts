@@ -15,6 +15,8 @@ export interface RequestSummary {
   /** Gateway requests: the model the body named and the node that served (or was woken for) it. */
   readonly model?: string;
   readonly node?: string;
+  /** docs/design.md D29: the caller's name from the fleet file, `gateway` or `operator`. */
+  readonly caller?: string;
   /**
    * `aborted` when the caller left before the reply was complete (its status is what was sent);
    * `stopped` when the gateway ended it, and told the caller why (shutting down).
@@ -56,6 +58,7 @@ export function logRequest(logger: Logger, summary: RequestSummary): void {
     remote: summary.remote,
     ...(summary.model === undefined ? {} : { model: summary.model }),
     ...(summary.node === undefined ? {} : { node: summary.node }),
+    ...(summary.caller === undefined ? {} : { caller: summary.caller }),
     ...(summary.outcome === undefined ? {} : { outcome: summary.outcome }),
   });
 }

@@ -8,6 +8,9 @@
 export type GatewayErrorCode =
   | 'invalid_api_key'
   | 'insufficient_permissions'
+  /** docs/design.md D29: a caller's `models` leave the model out, or its `wake: off` a wake. */
+  | 'model_not_allowed'
+  | 'wake_not_allowed'
   | 'invalid_request_error'
   | 'model_not_found'
   | 'node_busy'
@@ -31,8 +34,14 @@ export interface GatewayErrorOptions {
   readonly retryAfterSeconds?: number;
 }
 
+/** docs/design.md D29: refusals of a caller's rights are typed as OpenAI types its own. */
+const PERMISSION_CODES: ReadonlySet<string> = new Set(['model_not_allowed', 'wake_not_allowed']);
+
 /** The OpenAI error type for a status: 4xx are the caller's, 5xx the server's. */
-export function errorType(status: number): string {
+export function errorType(status: number, code?: GatewayErrorCode): string {
+  if (code !== undefined && PERMISSION_CODES.has(code)) {
+    return 'permission_error';
+  }
   if (status === 401) {
     return 'authentication_error';
   }
@@ -81,7 +90,7 @@ export class GatewayError extends Error {
 /** The OpenAI-shaped body of a refusal (GUIDE D19). */
 export function errorBody(error: GatewayError): string {
   return JSON.stringify({
-    error: { message: error.message, type: errorType(error.status), code: error.code },
+    error: { message: error.message, type: errorType(error.status, error.code), code: error.code },
   });
 }
 

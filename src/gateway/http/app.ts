@@ -27,7 +27,8 @@ import { modelEntry, models, topology } from '../models/snapshot-replies.ts';
 import type { PageAsset } from '../page/fleet-page.ts';
 import { complete, type CompleteDeps, type RequestContext } from '../requests/complete.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
-import { type CallerRights, rightsChecker } from './caller-rights.ts';
+import { type Caller, callerChecker, type CallerRights } from './caller-rights.ts';
+import { checkModelAllowed, scopedFleet, scopedModels } from './caller-scope.ts';
 import { isModelEndpoint, notServed } from './request-target.ts';
 import { sendJson } from './send-json.ts';
 
@@ -143,6 +144,7 @@ function requestEnded(
     durationMs: ended - (context.startedAt ?? 0),
     bytes: request.socket.bytesWritten - (context.bytesBefore ?? 0),
     remote: context.remote ?? request.socket.remoteAddress ?? '',
+    ...(context.caller === undefined ? {} : { caller: context.caller.name }),
     ...(context.model === undefined ? {} : { model: context.model }),
     ...(context.node === undefined ? {} : { node: context.node }),
     ...(stopped ? { outcome: 'stopped' as const } : aborted ? { outcome: 'aborted' as const } : {}),
@@ -152,16 +154,18 @@ function requestEnded(
 /** Everything behind the token: model requests, then the gateway's own endpoints. */
 async function answer(
   deps: GatewayDeps,
-  rightsOf: (header: string | undefined) => CallerRights | undefined,
+  callerOf: (header: string | undefined) => Caller | undefined,
   request: IncomingMessage,
   response: ServerResponse,
   context: RequestContext,
   target: Target,
 ): Promise<void> {
-  const rights = rightsOf(request.headers.authorization);
-  if (rights === undefined) {
+  const caller = callerOf(request.headers.authorization);
+  if (caller === undefined) {
     throw new GatewayError(401, 'missing or invalid bearer token');
   }
+  // docs/design.md D29: its name in the access line, usage and activity; its rights below.
+  context.caller = caller;
   const { path, method } = target;
   if (isModelEndpoint(method, path)) {
     await complete(deps, request, response, context);
@@ -172,20 +176,21 @@ async function answer(
     return;
   }
   if (method === 'GET' && path === '/v1/models') {
-    sendJson(response, 200, await models(deps));
+    sendJson(response, 200, scopedModels(await models(deps), caller));
     return;
   }
   const id = method === 'GET' ? modelIdOf(path) : undefined;
   if (id !== undefined) {
     context.model = id;
+    checkModelAllowed(caller, id);
     sendJson(response, 200, await modelEntry(deps, id));
     return;
   }
   if (method === 'GET' && path === '/v1/fleet') {
-    sendJson(response, 200, await topology(deps));
+    sendJson(response, 200, scopedFleet(await topology(deps), caller));
     return;
   }
-  await answerOwn(deps, request, response, target, rights);
+  await answerOwn(deps, request, response, target, caller.rights);
 }
 
 /** The gateway's own endpoints beyond the OpenAI ones: its metrics and the fleet page's data. */
@@ -254,9 +259,10 @@ function targetOf(deps: GatewayDeps, request: IncomingMessage): Target {
 }
 
 export function buildGateway(deps: GatewayDeps): Server {
-  const rightsOf = rightsChecker({
+  const callerOf = callerChecker({
     ...(deps.token === undefined ? {} : { token: deps.token }),
     ...(deps.operatorToken === undefined ? {} : { operatorToken: deps.operatorToken }),
+    ...(deps.view.fleet.callers === undefined ? {} : { callers: deps.view.fleet.callers }),
   });
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
     const context: LoggedContext = {
@@ -290,7 +296,7 @@ export function buildGateway(deps: GatewayDeps): Server {
         response.setHeader(name, value);
       }
     }
-    answer(deps, rightsOf, request, response, context, target).catch((error: unknown) => {
+    answer(deps, callerOf, request, response, context, target).catch((error: unknown) => {
       fail(deps, request, response, context, error);
     });
   };
@@ -298,7 +304,7 @@ export function buildGateway(deps: GatewayDeps): Server {
   // With a listener here node:http no longer answers 100 Continue itself: a caller with a wrong
   // token gets its 401 before it uploads the body.
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
-    if (rightsOf(request.headers.authorization) !== undefined) {
+    if (callerOf(request.headers.authorization) !== undefined) {
       response.writeContinue();
     }
     handler(request, response);

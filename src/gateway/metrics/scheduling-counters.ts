@@ -12,8 +12,11 @@ import type { RejectReason } from '../../core/fleet/scheduling/types.ts';
 /** How a node's `wakeCommand` run ended: exit 0, another exit or a signal, or past the bound. */
 export type WakeCommandOutcome = 'ok' | 'failed' | 'timeout';
 
-/** Every refusal reason, each counted from 0 so rate() sees the first one. */
-const REJECT_REASONS: Record<RejectReason, true> = {
+/**
+ * Every refusal reason, each counted from 0 so rate() sees the first one; `wake_not_allowed`
+ * only once it happens, so a fleet without callers (docs/design.md D29) shows what it did before.
+ */
+const REJECT_REASONS: Record<Exclude<RejectReason, 'wake_not_allowed'>, true> = {
   queue_full: true,
   queue_timeout: true,
   group_busy: true,

@@ -8,6 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { affinityKey } from '../../core/fleet/scheduling/affinity-key.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
+import type { Caller } from '../http/caller-rights.ts';
+import { checkModelAllowed } from '../http/caller-scope.ts';
 import { proxiedReplyHeaders } from '../http/reply-headers.ts';
 import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
@@ -34,6 +36,8 @@ export interface RequestContext extends RequestFacts {
   bytesBefore?: number;
   model?: string;
   node?: string;
+  /** Who asked (docs/design.md D29); set once the token is checked. */
+  caller?: Caller;
   /** Wake progress sent the headers: a later failure becomes an SSE error event. */
   progressSent?: boolean;
   repliedAt?: number;
@@ -78,6 +82,7 @@ export async function complete(
   const arrived = performance.now();
   const { model, streaming, prompt } = modelRequestOf(body);
   context.model = model;
+  checkModelAllowed(context.caller, model);
   const scheduling = deps.scheduling;
   const affinity =
     scheduling.scheduler.settings.affinity && prompt !== undefined
@@ -90,6 +95,8 @@ export async function complete(
       model,
       streaming,
       ...(affinity === undefined ? {} : { affinity }),
+      // docs/design.md D29: the scheduler refuses where it would wake for this caller.
+      ...(context.caller?.wake === false ? { mayWake: false as const } : {}),
     });
   } catch (error) {
     throw error instanceof Refused ? await scheduling.refusal(error.action) : error;

@@ -78,6 +78,14 @@ export async function rejectionError(
     }
     case 'no_node':
       return context.unavailable();
+    case 'wake_not_allowed': {
+      const node = detail !== undefined && 'wakeRefused' in detail ? detail.wakeRefused : 'a node';
+      return new GatewayError(
+        403,
+        `serving ${model} would wake node "${node}", and this caller may not wake nodes (wake: off in ${context.fleetPath}); ask again once it runs`,
+        { code: 'wake_not_allowed' },
+      );
+    }
   }
 }
 

@@ -5,6 +5,7 @@
  * (route-decision.ts, GUIDE D33), so what the route says is what the gateway then does.
  */
 import type { Preference } from '../file/fleet-file.ts';
+import { wakeRefused } from './caller-wake.ts';
 import type { Ledger } from './ledger.ts';
 import type { NodeRecord } from './nodes.ts';
 import { retryAfterSeconds } from './slots.ts';
@@ -14,6 +15,8 @@ export type Arrival =
   | { readonly kind: 'dispatch'; readonly node: NodeRecord }
   | { readonly kind: 'queue' }
   | { readonly kind: 'refuse'; readonly reason: 'no_node' }
+  /** docs/design.md D29: its caller may not wake the node serving it would start. */
+  | { readonly kind: 'refuse'; readonly reason: 'wake_not_allowed'; readonly node: string }
   | { readonly kind: 'refuse'; readonly reason: 'queue_full'; readonly retryAfterSeconds: number };
 
 /** Where a request for `model` would go now, if a ready node has a free slot for it. */
@@ -34,7 +37,7 @@ export function placeNow(
 export function arrivalOf(
   books: Ledger,
   prefer: Preference,
-  request: { readonly model: string; readonly affinity?: string },
+  request: { readonly model: string; readonly affinity?: string; readonly mayWake?: false },
   now: number,
 ): Arrival {
   const node = placeNow(books, prefer, request);
@@ -45,6 +48,10 @@ export function arrivalOf(
   const plan = planFor(books.context(now), model, now);
   if (plan.kind === 'none') {
     return { kind: 'refuse', reason: 'no_node' };
+  }
+  const refusedWake = wakeRefused(request, books.context(now), plan, now);
+  if (refusedWake !== undefined) {
+    return { kind: 'refuse', reason: 'wake_not_allowed', node: refusedWake.wakeRefused };
   }
   // docs/design.md D33: `queue.max` bounds the wait for a slot on a node that serves the model;
   // a request for a model nothing serves yet waits for its wake, whatever the bound.

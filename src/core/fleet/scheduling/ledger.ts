@@ -8,7 +8,7 @@
  * refusal (GUIDE D28), `/v1/fleet` and `/metrics` all read it here.
  */
 import { AffinityMemory } from './affinity.ts';
-import { type GroupView,groupViews } from './groups.ts';
+import { type GroupView, groupViews } from './groups.ts';
 import { IdleDue } from './idle-due.ts';
 import { takeReading } from './idle-stop.ts';
 import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes.ts';

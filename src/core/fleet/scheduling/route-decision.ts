@@ -142,7 +142,8 @@ function chosenOf(books: Ledger, model: string, now: number): Chosen {
         reason: `"${arrival.node.settings.name}" serves ${model} and has a free slot`,
       };
     case 'refuse':
-      return arrival.reason === 'no_node'
+      // A route is asked with every right: `wake_not_allowed` (docs/design.md D29) is no answer here.
+      return arrival.reason !== 'queue_full'
         ? { action: 'refuse', stops: [], refusal: 'no_node', reason: noNodeText(model) }
         : {
             action: 'refuse',

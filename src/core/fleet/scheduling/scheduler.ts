@@ -183,6 +183,11 @@ export class Scheduler {
           actions.push(books.reject(entry, 'no_node', now));
           return undefined;
         }
+        if (arrival.reason === 'wake_not_allowed') {
+          const detail = { wakeRefused: arrival.node };
+          actions.push(books.reject(entry, 'wake_not_allowed', now, undefined, detail));
+          return undefined;
+        }
         actions.push(books.reject(entry, 'queue_full', now, arrival.retryAfterSeconds));
         return request.model;
       case 'queue':

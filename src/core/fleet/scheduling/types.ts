@@ -106,6 +106,8 @@ export interface RequestInfo {
    * views are fresh.
    */
   readonly onlyIfPlaced?: boolean;
+  /** docs/design.md D29 `wake: off`: refused where serving it would start a node. */
+  readonly mayWake?: false;
 }
 
 /**
@@ -168,7 +170,9 @@ export type RejectReason =
   /** GUIDE D19: 502; every candidate's wake failed. */
   | 'wake_failed'
   /** GUIDE D19: nothing serves the model and nothing may be woken for it (404, or 502 for silence). */
-  | 'no_node';
+  | 'no_node'
+  /** docs/design.md D29: 403; serving it would wake a node its caller may not wake. */
+  | 'wake_not_allowed';
 
 /** Why a group member cannot make room for another. */
 export type HoldReason =
@@ -180,7 +184,8 @@ export type HoldReason =
 export type RejectDetail =
   | ({ readonly group: string; readonly holder: string } & HoldReason)
   | { readonly failures: readonly { readonly node: string; readonly detail: string }[] }
-  | { readonly waitingFor: string };
+  | { readonly waitingFor: string }
+  | { readonly wakeRefused: string };
 
 export type Action =
   /** Send the request to the node; `waitedMs` feeds `Server-Timing: queue;dur=` (GUIDE D25). */

@@ -46,7 +46,7 @@ export interface PlanContext {
 }
 
 /** Wake candidates for `model`: stopped, describing it, not failed since `since`; wake order. */
-function candidates(context: PlanContext, model: string, since: number): NodeRecord[] {
+export function candidates(context: PlanContext, model: string, since: number): NodeRecord[] {
   const found = context.records
     .filter(
       (record) =>
