@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { EngineClient, type EngineRequest } from './engine-client.ts';
-import { type RelayFacts, UpstreamReply } from './upstream-reply.ts';
+import { type RelayFacts, type ReplyTap, UpstreamReply } from './upstream-reply.ts';
 
 /**
  * The engine a request goes to, as routing chose it (core/fleet/routing's EngineTarget fits):
@@ -66,6 +66,8 @@ export interface ProxyRequest {
   readonly context: RelayFacts;
   /** Headers the gateway adds to the reply (x-svc-node, Server-Timing), flat `[name, value, …]`. */
   readonly extraHeaders: readonly string[];
+  /** Hears the reply's chunks as they pass (the gateway reads usage from them). */
+  readonly tap?: ReplyTap;
 }
 
 /**
@@ -126,6 +128,7 @@ export async function proxy(target: RelayEngine, request: ProxyRequest): Promise
       replyTimeoutMs: request.replyTimeoutMs,
       extraHeaders: request.extraHeaders,
       facts: request.context,
+      ...(request.tap === undefined ? {} : { tap: request.tap }),
     },
     engines,
     options,

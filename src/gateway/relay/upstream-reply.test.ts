@@ -105,6 +105,43 @@ const answer = (handler: CoreCalls): void => {
 };
 
 describe('UpstreamReply', () => {
+  it('lets a tap hear each chunk it passes on, unchanged (docs/design.md D29 usage)', async () => {
+    const outgoing = new FakeResponse();
+    const heard: string[] = [];
+    const { dispatcher } = scripted((handler) => {
+      handler.onConnect(() => undefined);
+      handler.onHeaders(200, ['Content-Type', 'text/event-stream'], () => undefined);
+      handler.onData(Buffer.from('data: 1\n\n'));
+      handler.onData(Buffer.from('data: {"timings":{}}\n\n'));
+      handler.onComplete();
+    });
+    const target = {
+      node: 'gpu-a',
+      replyTimeoutMs: 1000,
+      extraHeaders: [],
+      facts: {},
+      tap: { data: (chunk: Buffer) => heard.push(chunk.toString()) },
+    };
+    const options = {
+      origin: 'http://127.0.0.1:1',
+      path: '/v1/x',
+      method: 'POST',
+      headers: [],
+      body: '{}',
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    };
+    const reply = new UpstreamReply(
+      outgoing as unknown as ServerResponse,
+      target,
+      dispatcher,
+      options,
+    );
+    expect(await reply.start()).toBeUndefined();
+    expect(heard).toEqual(['data: 1\n\n', 'data: {"timings":{}}\n\n']);
+    expect(outgoing.written).toEqual(heard);
+  });
+
   it('sends once more when the kept connection had closed before any reply byte', async () => {
     const outgoing = new FakeResponse();
     const { dispatcher, calls, fresh } = scripted(

@@ -100,6 +100,13 @@ export interface RelayTarget {
   /** Headers the gateway adds, as a flat `[name, value, …]` list. */
   readonly extraHeaders: readonly string[];
   readonly facts: RelayFacts;
+  /** Hears each chunk of a reply passed on to the caller, as it is (docs/design.md D29 usage). */
+  readonly tap?: ReplyTap;
+}
+
+/** A reader of the reply's bytes beside the caller; it must not keep or change what it hears. */
+export interface ReplyTap {
+  data(chunk: Buffer): void;
 }
 
 const kRelay = Symbol('upstream relay');
@@ -208,6 +215,7 @@ export class UpstreamReply implements EngineHandler {
     if (outgoing.destroyed) {
       return true;
     }
+    this.target.tap?.data(chunk);
     if (outgoing.write(chunk)) {
       return true;
     }
