@@ -115,6 +115,74 @@ describe('callers', () => {
     expect(has(lines, 'ci', 403)).toBe(true);
   });
 
+  it("counts each caller's usage as the sum of its replies' own usage, streamed and not", async () => {
+    interface Usage {
+      prompt_tokens: number;
+      completion_tokens: number;
+      prompt_tokens_details?: { cached_tokens: number };
+    }
+    interface Counts {
+      requests: number;
+      promptTokens: number;
+      completionTokens: number;
+      cachedTokens: number;
+      codes: Record<string, number>;
+    }
+    const counts = async (): Promise<Counts | undefined> => {
+      const reply = await fetch(`${fleet.url}/v1/fleet/usage`, { headers: authorized(CI_TOKEN) });
+      const body = (await reply.json()) as {
+        callers: { name: string; models: (Counts & { model: string })[] }[];
+      };
+      expect(body.callers.map((caller) => caller.name)).toEqual(['ci']);
+      return body.callers[0]?.models.find((entry) => entry.model === 'tiny-a');
+    };
+    // The earlier tests' ci requests for tiny-a: one refused a wake, one served.
+    const before = await counts();
+    expect(before).toMatchObject({ requests: 2, codes: { '200': 1, '403': 1 } });
+
+    const plain = await chat(fleet.url, { model: 'tiny-a' }, { headers: authorized(CI_TOKEN) });
+    const replies: Usage[] = [((await plain.json()) as { usage: Usage }).usage];
+    const streamed = await chat(
+      fleet.url,
+      { model: 'tiny-a', stream: true, stream_options: { include_usage: true } },
+      { headers: authorized(CI_TOKEN) },
+    );
+    const final = (await streamed.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: {') && line.includes('"usage"'))
+      .map((line) => (JSON.parse(line.slice('data: '.length)) as { usage: Usage }).usage);
+    expect(final).toHaveLength(1);
+    replies.push(...final);
+    const sum = (pick: (usage: Usage) => number): number =>
+      replies.reduce((total, usage) => total + pick(usage), 0);
+
+    const after = await eventually(
+      counts,
+      (found) => found?.requests === 4,
+      'two more ci requests',
+    );
+    expect(after).toEqual({
+      model: 'tiny-a',
+      requests: 4,
+      codes: { '200': 3, '403': 1 },
+      promptTokens: (before?.promptTokens ?? 0) + sum((usage) => usage.prompt_tokens),
+      completionTokens: (before?.completionTokens ?? 0) + sum((usage) => usage.completion_tokens),
+      cachedTokens:
+        (before?.cachedTokens ?? 0) +
+        sum((usage) => usage.prompt_tokens_details?.cached_tokens ?? 0),
+    });
+
+    const activity = await fetch(`${fleet.url}/v1/fleet/activity?limit=2`, {
+      headers: authorized(GATEWAY_TOKEN),
+    });
+    const latest = ((await activity.json()) as { requests: Record<string, unknown>[] }).requests;
+    expect(latest.map((entry) => entry['completionTokens'])).toEqual(
+      [...replies].reverse().map((usage) => usage.completion_tokens),
+    );
+    expect(latest[0]).toMatchObject({ caller: 'ci', model: 'tiny-a', node: 'a', status: 200 });
+    expect(JSON.stringify(latest)).not.toContain('hello');
+  });
+
   it('never shows a caller token in a reply, a log line or a metric', async () => {
     const replies = await Promise.all(
       ['/v1/models', '/v1/fleet', '/metrics'].map(async (path) => {

@@ -22,15 +22,15 @@ import {
 } from '../control/fleet-control.ts';
 import { nodeLogs, type NodeLogsClient, nodeLogsOf } from '../control/node-logs.ts';
 import { type GatewayMetrics, routeOf } from '../metrics/gateway-metrics.ts';
-import { modelIdOf } from '../models/model-endpoints.ts';
-import { modelEntry, models, topology } from '../models/snapshot-replies.ts';
 import type { PageAsset } from '../page/fleet-page.ts';
 import { complete, type CompleteDeps, type RequestContext } from '../requests/complete.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
+import { CallerUsage, countRequest } from '../usage/caller-usage.ts';
+import { callerRead } from './caller-reads.ts';
 import { type Caller, callerChecker, type CallerRights } from './caller-rights.ts';
-import { checkModelAllowed, scopedFleet, scopedModels } from './caller-scope.ts';
 import { isModelEndpoint, notServed } from './request-target.ts';
 import { sendJson } from './send-json.ts';
+import { type Target, targetOf } from './target.ts';
 
 export interface GatewayDeps extends CompleteDeps {
   readonly view: FleetView;
@@ -49,16 +49,8 @@ export interface GatewayDeps extends CompleteDeps {
   readonly nodes: NodeControlClient & NodeLogsClient;
   /** What /v1/fleet reports of the scheduler (GUIDE D25, D26): in flight, queued, idle stop. */
   readonly readout?: SchedulingReadout;
-}
-
-/** The request's path and method as routed: no query, and HEAD answered like GET. */
-interface Target {
-  readonly path: string;
-  /** The query string after `?`, empty when none. */
-  readonly query: string;
-  readonly method: string | undefined;
-  /** One of the fleet page's files (served without the token). */
-  readonly asset: PageAsset | undefined;
+  /** docs/design.md D29: what each caller used; buildGateway makes one when absent. */
+  readonly usage?: CallerUsage;
 }
 
 /** The access line's: the caller's address as it arrived, whether the gateway ended it itself. */
@@ -133,6 +125,9 @@ function requestEnded(
     ended,
     aborted,
   );
+  if (deps.usage !== undefined && isModelEndpoint(target.method, target.path)) {
+    countRequest(deps.usage, context, response.statusCode, ended, Date.now());
+  }
   const stopped = context.stopped === true;
   if (!requestLogged(deps.logger, response.statusCode, aborted || stopped)) {
     return;
@@ -175,19 +170,9 @@ async function answer(
     sendJson(response, 200, '{"ok":true}');
     return;
   }
-  if (method === 'GET' && path === '/v1/models') {
-    sendJson(response, 200, scopedModels(await models(deps), caller));
-    return;
-  }
-  const id = method === 'GET' ? modelIdOf(path) : undefined;
-  if (id !== undefined) {
-    context.model = id;
-    checkModelAllowed(caller, id);
-    sendJson(response, 200, await modelEntry(deps, id));
-    return;
-  }
-  if (method === 'GET' && path === '/v1/fleet') {
-    sendJson(response, 200, scopedFleet(await topology(deps), caller));
+  const read = await callerRead(deps, target, caller, context);
+  if (read !== undefined) {
+    sendJson(response, 200, read);
     return;
   }
   await answerOwn(deps, request, response, target, caller.rights);
@@ -244,25 +229,16 @@ async function answerOwn(
   throw notServed(request.method, path);
 }
 
-function targetOf(deps: GatewayDeps, request: IncomingMessage): Target {
-  const url = request.url ?? '/';
-  const query = url.indexOf('?');
-  const path = query < 0 ? url : url.slice(0, query);
-  // HEAD answers like GET; node:http leaves the body out of a HEAD reply.
-  const method = request.method === 'HEAD' ? 'GET' : request.method;
-  return {
-    path,
-    query: query < 0 ? '' : url.slice(query + 1),
-    method,
-    asset: method === 'GET' ? deps.page.get(path) : undefined,
-  };
-}
-
-export function buildGateway(deps: GatewayDeps): Server {
+export function buildGateway(gatewayDeps: GatewayDeps): Server {
+  // docs/design.md D29: the Prometheus series only with callers, so a fleet without them is as before.
+  const { callers } = gatewayDeps.view.fleet;
+  const registers = callers === undefined ? undefined : gatewayDeps.metrics.registries;
+  const usage = gatewayDeps.usage ?? new CallerUsage(new Date(), registers);
+  const deps: GatewayDeps = { ...gatewayDeps, usage };
   const callerOf = callerChecker({
     ...(deps.token === undefined ? {} : { token: deps.token }),
     ...(deps.operatorToken === undefined ? {} : { operatorToken: deps.operatorToken }),
-    ...(deps.view.fleet.callers === undefined ? {} : { callers: deps.view.fleet.callers }),
+    ...(callers === undefined ? {} : { callers }),
   });
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
     const context: LoggedContext = {
@@ -271,7 +247,7 @@ export function buildGateway(deps: GatewayDeps): Server {
       // Bytes on the wire for this reply (one request at a time per connection, no pipelining).
       bytesBefore: request.socket.bytesWritten,
     };
-    const target = targetOf(deps, request);
+    const target = targetOf(deps.page, request);
     response.once('close', () => {
       requestEnded(deps, request, response, context, target);
     });

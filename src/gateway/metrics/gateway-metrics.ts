@@ -265,6 +265,11 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
     }
   }
 
+  /** Both registries, for series registered beside these (docs/design.md D29 caller usage). */
+  get registries(): Registry<RegistryContentType>[] {
+    return [this.text, this.openMetrics];
+  }
+
   /** A request starts waiting for a waking or loading node. */
   waitStarted(): void {
     this.waitingNow += 1;

@@ -14,6 +14,7 @@ import { proxiedReplyHeaders } from '../http/reply-headers.ts';
 import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import { proxy } from '../relay/proxy.ts';
+import { ReplyTail } from '../usage/reply-usage.ts';
 import type { GatewayScheduler } from './gateway-scheduler.ts';
 import { type Admission, type DispatchAction, Refused } from './loop-contract.ts';
 import { waitForPlace } from './wait-for-place.ts';
@@ -38,6 +39,9 @@ export interface RequestContext extends RequestFacts {
   node?: string;
   /** Who asked (docs/design.md D29); set once the token is checked. */
   caller?: Caller;
+  /** docs/design.md D29 usage and activity: the queue wait, and the reply's tail for its usage. */
+  queueMs?: number;
+  tail?: ReplyTail;
   /** Wake progress sent the headers: a later failure becomes an SSE error event. */
   progressSent?: boolean;
   repliedAt?: number;
@@ -122,6 +126,8 @@ export async function complete(
     const target = scheduling.target(dispatch.node);
     context.node = dispatch.node;
     const gatewayMs = performance.now() - arrived - (waitMs ?? 0);
+    context.queueMs = waitMs ?? 0;
+    context.tail = new ReplyTail();
     await proxy(target, {
       incoming: request,
       outgoing: response,
@@ -129,6 +135,7 @@ export async function complete(
       streaming,
       replyTimeoutMs: deps.replyTimeoutMs,
       context,
+      tap: context.tail,
       extraHeaders: proxiedReplyHeaders(dispatch.node, {
         gatewayMs,
         ...(waitMs === undefined ? {} : { queueMs: waitMs }),

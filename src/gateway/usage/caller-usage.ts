@@ -1,0 +1,157 @@
+/**
+ * What each caller used (docs/design.md D29): per caller and model, requests by status code and
+ * prompt, completion and cached tokens from the engine's own report (reply-usage.ts; a reply
+ * without one adds the request, not zero tokens), and the last 1,000 requests (activity-ring.ts).
+ * Labels are bounded by the fleet file: callers are its names, models the ones it serves (a
+ * request for a model nothing serves is counted under its caller with model "").
+ */
+import { Counter, type Registry, type RegistryContentType } from 'prom-client';
+
+import { type Activity, ActivityRing } from './activity-ring.ts';
+import type { ReplyUsage } from './reply-usage.ts';
+
+export interface ModelUsage {
+  model: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  /** Requests by status code, as text (`"200"`), for the table. */
+  readonly codes: Record<string, number>;
+}
+
+/** One request at its end, as the gateway saw it; never a body or a header. */
+export interface EndedRequest {
+  readonly caller: string;
+  readonly model: string;
+  readonly node?: string;
+  readonly status: number;
+  readonly usage?: ReplyUsage;
+  /** RFC 3339: when it arrived. */
+  readonly at: string;
+  readonly queueMs?: number;
+  readonly ttfbMs?: number;
+  readonly totalMs: number;
+}
+
+export class CallerUsage {
+  readonly since: string;
+  readonly activity = new ActivityRing();
+  private readonly byCaller = new Map<string, Map<string, ModelUsage>>();
+  private readonly requests?: Counter;
+  private readonly tokens?: Counter;
+
+  /** `registers`: where the Prometheus series go; none keeps the counts in memory alone. */
+  constructor(now: Date, registers?: Registry<RegistryContentType>[]) {
+    this.since = now.toISOString();
+    if (registers !== undefined) {
+      this.requests = new Counter({
+        name: 'svc_gateway_caller_requests_total',
+        help: 'Model requests by caller (fleet file callers, gateway, operator), model and status code.',
+        labelNames: ['caller', 'model', 'code'],
+        registers,
+      });
+      this.tokens = new Counter({
+        name: 'svc_gateway_caller_tokens_total',
+        help: "Tokens by caller, model and kind (prompt, completion, cached), from the engine's own usage.",
+        labelNames: ['caller', 'model', 'kind'],
+        registers,
+      });
+    }
+  }
+
+  ended(request: EndedRequest): void {
+    const { caller, model, status, usage } = request;
+    let models = this.byCaller.get(caller);
+    if (models === undefined) {
+      models = new Map();
+      this.byCaller.set(caller, models);
+    }
+    let entry = models.get(model);
+    if (entry === undefined) {
+      entry = {
+        model,
+        requests: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        cachedTokens: 0,
+        codes: {},
+      };
+      models.set(model, entry);
+    }
+    const code = String(status);
+    entry.requests += 1;
+    entry.codes[code] = (entry.codes[code] ?? 0) + 1;
+    this.requests?.labels(caller, model, code).inc();
+    if (usage !== undefined) {
+      entry.promptTokens += usage.promptTokens;
+      entry.completionTokens += usage.completionTokens;
+      entry.cachedTokens += usage.cachedTokens;
+      this.tokens?.labels(caller, model, 'prompt').inc(usage.promptTokens);
+      this.tokens?.labels(caller, model, 'completion').inc(usage.completionTokens);
+      this.tokens?.labels(caller, model, 'cached').inc(usage.cachedTokens);
+    }
+    const activity: Activity = {
+      at: request.at,
+      caller,
+      model,
+      node: request.node ?? null,
+      status,
+      queueMs: request.queueMs ?? 0,
+      ttfbMs: request.ttfbMs ?? null,
+      totalMs: request.totalMs,
+      promptTokens: usage?.promptTokens ?? null,
+      completionTokens: usage?.completionTokens ?? null,
+      cachedTokens: usage?.cachedTokens ?? null,
+    };
+    this.activity.add(activity);
+  }
+
+  /** `GET /v1/fleet/usage`: every caller, or only `only` (any token but the operator's). */
+  reply(only?: string): string {
+    const callers = [...this.byCaller]
+      .filter(([name]) => only === undefined || name === only)
+      .map(([name, models]) => ({
+        name,
+        models: [...models.values()].map(({ codes, ...counts }) => ({ ...counts, codes })),
+      }));
+    return JSON.stringify({ since: this.since, callers });
+  }
+}
+
+/** What the gateway knows of a model request at its end (complete.ts's RequestContext fits). */
+export interface RequestTrace {
+  readonly caller?: { readonly name: string };
+  readonly model?: string;
+  readonly node?: string;
+  readonly startedAt?: number;
+  readonly repliedAt?: number;
+  readonly queueMs?: number;
+  readonly tail?: { usage(): ReplyUsage | undefined };
+}
+
+/** Counts one model request at its end; `ended` is performance.now(), `now` the wall clock. */
+export function countRequest(
+  usage: CallerUsage,
+  trace: RequestTrace,
+  status: number,
+  ended: number,
+  now: number,
+): void {
+  if (trace.caller === undefined) {
+    return;
+  }
+  const started = trace.startedAt ?? ended;
+  const replyUsage = trace.tail?.usage();
+  usage.ended({
+    caller: trace.caller.name,
+    model: trace.model ?? '',
+    ...(trace.node === undefined ? {} : { node: trace.node }),
+    status,
+    ...(replyUsage === undefined ? {} : { usage: replyUsage }),
+    at: new Date(now - (ended - started)).toISOString(),
+    ...(trace.queueMs === undefined ? {} : { queueMs: Math.round(trace.queueMs) }),
+    ...(trace.repliedAt === undefined ? {} : { ttfbMs: Math.round(trace.repliedAt - started) }),
+    totalMs: Math.round(ended - started),
+  });
+}
