@@ -13,7 +13,6 @@ import {
   controlNode,
   type ControlView,
   fleetStats,
-  nodeActionOf,
   type NodeControlClient,
 } from './fleet-control.ts';
 
@@ -115,23 +114,6 @@ async function refusalOf(promise: Promise<unknown>): Promise<GatewayError> {
   expect(error).toBeInstanceOf(GatewayError);
   return error as GatewayError;
 }
-
-describe('nodeActionOf', () => {
-  it('reads the node and the action of a control path', () => {
-    expect(nodeActionOf('/v1/fleet/nodes/a/start')).toEqual({ name: 'a', action: 'start' });
-    expect(nodeActionOf('/v1/fleet/nodes/gpu%20box/stop')).toEqual({
-      name: 'gpu box',
-      action: 'stop',
-    });
-  });
-
-  it('leaves anything else alone', () => {
-    expect(nodeActionOf('/v1/fleet/nodes/a/restart')).toBeUndefined();
-    expect(nodeActionOf('/v1/fleet/nodes/a/b/start')).toBeUndefined();
-    expect(nodeActionOf('/v1/fleet/nodes//start')).toBeUndefined();
-    expect(nodeActionOf('/v1/fleet/nodes/%E0%A4%A/start')).toBeUndefined();
-  });
-});
 
 describe('controlNode', () => {
   it("starts a node with its own source's config and records the answer as its snapshot", async () => {

@@ -7,17 +7,18 @@
  */
 import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
-import { type EngineTarget, engineTarget } from '../../core/fleet/routing/engine-target.ts';
+import type { EngineTarget } from '../../core/fleet/routing/engine-target.ts';
 import type { RouteDecision } from '../../core/fleet/scheduling/route-decision.ts';
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { queueLimitsFor } from '../../core/fleet/scheduling/settings.ts';
 import type { Action, NodeView, RequestInfo } from '../../core/fleet/scheduling/types.ts';
 import { freshen } from '../../core/fleet/state/freshen.ts';
-import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
+import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Available } from '../models/snapshot-replies.ts';
 import { readActivity } from './activity-read.ts';
+import { EngineTargets } from './engine-targets.ts';
 import { type Admission, type RejectAction } from './loop-contract.ts';
 import { type LoopTimers } from './loop-contract.ts';
 import { MachineSleep } from './machine-sleep.ts';
@@ -56,7 +57,7 @@ export class GatewayScheduler {
   private readonly waking = new Map<string, string>();
   /** When each node's last wake of ours ended. */
   private readonly wakeEnded = new Map<string, number>();
-  private readonly targets = new WeakMap<NodeSnapshot, EngineTarget | GatewayError>();
+  private readonly targets: EngineTargets;
   /** The machines under the nodes, asleep or awake (docs/design.md D33). */
   private readonly sleep: MachineSleep;
   private readonly stopWatch: () => void;
@@ -64,6 +65,7 @@ export class GatewayScheduler {
   constructor(private readonly deps: GatewaySchedulerDeps) {
     const { view } = deps;
     this.nodes = new Map(view.fleet.nodes.map((node) => [node.name, node]));
+    this.targets = new EngineTargets(view, this.nodes);
     this.loop = new ScheduleLoop(
       deps.scheduler,
       {
@@ -138,31 +140,9 @@ export class GatewayScheduler {
     return this.scheduler.route(model, this.deps.timers.now());
   }
 
-  /**
-   * Where a dispatched request goes: the engine of the node's latest snapshot. The node is kept
-   * at the short refresh period while requests go to it (node-states.ts routedTo).
-   */
+  /** Where a dispatched request goes (engine-targets.ts). */
   target(name: string): EngineTarget {
-    const node = this.nodes.get(name);
-    const states = this.deps.view.states;
-    states.routedTo(name);
-    const snapshot = node === undefined ? undefined : states.last(node);
-    if (snapshot === undefined || !snapshot.ok) {
-      throw new GatewayError(502, `node "${name}" stopped answering before its request was sent`);
-    }
-    let target = this.targets.get(snapshot);
-    if (target === undefined) {
-      const found = engineTarget(snapshot, this.deps.view.fleet.path);
-      target =
-        'unusable' in found
-          ? new GatewayError(found.status, found.unusable, { code: found.code })
-          : found;
-      this.targets.set(snapshot, target);
-    }
-    if (target instanceof GatewayError) {
-      throw target;
-    }
-    return target;
+    return this.targets.of(name);
   }
 
   /** An operator's start (docs/design.md D33), through the scheduler: operator-start.ts. */
