@@ -1,7 +1,7 @@
 /**
  * What reading a model request's body costs the gateway: the model, the stream flag and the
  * affinity key, as `complete()` takes them (src/gateway/http/request-target.ts, body-scan.ts,
- * src/core/fleet/scheduling/affinity-key.ts), over the gateway section's 1 KB and 1 MB bodies and
+ * src/core/fleet/scheduling/requests/affinity-key.ts), over the gateway section's 1 KB and 1 MB bodies and
  * a coding agent's 1 MB conversation. CPU time per call, the least of several batches: on a
  * shared machine a batch can only be slowed by other work, never sped up, so the least is the
  * figure nearest the code's own cost.
@@ -14,7 +14,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { affinityKey } from '../src/core/fleet/scheduling/affinity-key.ts';
+import { affinityKey } from '../src/core/fleet/scheduling/requests/affinity-key.ts';
 import { modelRequestOf } from '../src/gateway/http/request-target.ts';
 import { chat } from './gateway.ts';
 
@@ -66,7 +66,7 @@ export async function readerOf(src: string): Promise<ReadBody> {
   const target = (await import(url('gateway/http/request-target.ts'))) as {
     modelRequestOf(body: Buffer): { model: string; prompt?: { start: number; end: number } };
   };
-  const key = (await import(url('core/fleet/scheduling/affinity-key.ts'))) as {
+  const key = (await import(url('core/fleet/scheduling/requests/affinity-key.ts'))) as {
     affinityKey(body: Buffer, range?: { start: number; end: number }): string | undefined;
     leadingPrompt?: unknown;
   };

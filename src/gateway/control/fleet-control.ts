@@ -18,7 +18,7 @@ import type {
   NodeStatus,
 } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
-import type { NodeInFlight } from '../../core/fleet/scheduling/in-flight-of.ts';
+import type { NodeInFlight } from '../../core/fleet/scheduling/requests/in-flight-of.ts';
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { mapBounded } from '../../core/fleet/state/call-limiter.ts';
 import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';

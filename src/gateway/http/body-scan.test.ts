@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { affinityKey } from '../../core/fleet/scheduling/affinity-key.ts';
+import { affinityKey } from '../../core/fleet/scheduling/requests/affinity-key.ts';
 import { scanModelRequest, type ScannedRequest } from './body-scan.ts';
 
 const scan = (text: string, promptBytes?: number): ScannedRequest | undefined =>

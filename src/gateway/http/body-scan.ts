@@ -21,7 +21,7 @@
  *   as the prompt grows.
  * The bytes are taken as sent: one client serialises the same messages the same way each turn.
  */
-import type { ByteRange } from '../../core/fleet/scheduling/affinity-key.ts';
+import type { ByteRange } from '../../core/fleet/scheduling/requests/affinity-key.ts';
 import {
   arrayRestEnd,
   bytesAre,

@@ -4,7 +4,7 @@
  * embeddings, rerank, messages, messages/count_tokens, and whatever an engine adds later — is
  * routed, woken and proxied alike; the engine answers its own 404 for a path it lacks.
  */
-import type { ByteRange } from '../../core/fleet/scheduling/affinity-key.ts';
+import type { ByteRange } from '../../core/fleet/scheduling/requests/affinity-key.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { jsonErrorPosition } from '../../core/http/json-error.ts';
 import { scanModelRequest } from './body-scan.ts';

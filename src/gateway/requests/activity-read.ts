@@ -1,5 +1,5 @@
 /**
- * A fresh reading of a node's activity for idle stop (core/fleet/scheduling/idle-stop.ts): its
+ * A fresh reading of a node's activity for idle stop (core/fleet/scheduling/nodes/idle-stop.ts): its
  * metrics, whose read feeds its record the way a sampler tick does (spec §3), so every request
  * before the read shows in `lastActiveAt`, whatever the node's sampling interval.
  */

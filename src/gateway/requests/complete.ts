@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { affinityKey } from '../../core/fleet/scheduling/affinity-key.ts';
+import { affinityKey } from '../../core/fleet/scheduling/requests/affinity-key.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Caller } from '../http/caller-rights.ts';
 import { checkModelAllowed } from '../http/caller-scope.ts';

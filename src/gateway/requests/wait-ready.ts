@@ -7,7 +7,7 @@ import { formatDurationText } from '../../core/duration.ts';
 import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import { type EngineTarget, engineTarget, serves } from '../../core/fleet/routing/engine-target.ts';
-import { WAKE_TIMEOUT_RETRY_S } from '../../core/fleet/scheduling/deadlines.ts';
+import { WAKE_TIMEOUT_RETRY_S } from '../../core/fleet/scheduling/requests/deadlines.ts';
 import { TRUST_READINESS_MS } from '../../core/fleet/scheduling/view-of-snapshot.ts';
 import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';

@@ -5,10 +5,10 @@
  * its group (groups.ts). The gateway arms one timer for it and feeds a `tick`; after each step
  * the answer is in the future.
  */
-import { deadlineOf } from './deadlines.ts';
-import { nextResidencyEnd } from './groups.ts';
-import { idleDueOf } from './idle-due.ts';
 import type { Ledger } from './ledger.ts';
+import { nextResidencyEnd } from './nodes/groups.ts';
+import { idleDueOf } from './nodes/idle-due.ts';
+import { deadlineOf } from './requests/deadlines.ts';
 
 const earlier = (due: number | undefined, at: number | undefined): number | undefined =>
   at !== undefined && (due === undefined || at < due) ? at : due;

@@ -7,16 +7,17 @@
  * on and a node's count is exact (GUIDE D25 `inFlight`). It is the gateway's only count: a stop
  * refusal (GUIDE D28), `/v1/fleet` and `/metrics` all read it here.
  */
-import { AffinityMemory } from './affinity.ts';
-import { type GroupView, groupViews } from './groups.ts';
-import { IdleDue } from './idle-due.ts';
-import { takeReading } from './idle-stop.ts';
-import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes.ts';
-import { PlaceIndex } from './place-index.ts';
-import { type Waiting, WaitQueue } from './queue.ts';
-import { ServingIndex } from './serving-index.ts';
+import { type GroupView, groupViews } from './nodes/groups.ts';
+import { IdleDue } from './nodes/idle-due.ts';
+import { takeReading } from './nodes/idle-stop.ts';
+import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes/nodes.ts';
+import type { PlanContext } from './nodes/wakes.ts';
+import { AffinityMemory } from './requests/affinity.ts';
+import { PlaceIndex } from './requests/place-index.ts';
+import { type Waiting, WaitQueue } from './requests/queue.ts';
+import { ServingIndex } from './requests/serving-index.ts';
+import { peakSent } from './requests/slots.ts';
 import { queueLimitsFor } from './settings.ts';
-import { peakSent } from './slots.ts';
 import type {
   Action,
   ActivityReading,
@@ -28,7 +29,6 @@ import type {
   SchedulerSettings,
   StartId,
 } from './types.ts';
-import type { PlanContext } from './wakes.ts';
 
 /** One request in flight: where it runs, for which model, since when. */
 export interface Running {

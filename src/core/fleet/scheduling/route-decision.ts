@@ -10,14 +10,14 @@
  * reason). `fallback` is reserved for fallbacks to an upstream node (GUIDE D30), which this
  * scheduler does not take yet: it never answers it.
  */
-import { arrivalOf } from './arrival.ts';
-import { holder } from './groups.ts';
 import type { Ledger } from './ledger.ts';
-import { comingFor, type NodeRecord, readyFor, wakeableFor } from './nodes.ts';
+import { holder } from './nodes/groups.ts';
+import { comingFor, type NodeRecord, readyFor, wakeableFor } from './nodes/nodes.ts';
+import { type Plan, planFor } from './nodes/wakes.ts';
 import { holdText } from './refusal-text.ts';
-import { hasFreeSlot } from './slots.ts';
+import { arrivalOf } from './requests/arrival.ts';
+import { hasFreeSlot } from './requests/slots.ts';
 import type { NodeCondition, RejectReason } from './types.ts';
-import { type Plan, planFor } from './wakes.ts';
 
 export type RouteAction = 'serve' | 'queue' | 'wake' | 'swap' | 'fallback' | 'refuse';
 

@@ -19,19 +19,19 @@
  * nodes.ts, ledger.ts (the books), due.ts (the timer; idle-due.ts), lazy-heap.ts, affinity.ts and
  * affinity-key.ts, settings.ts (defaults).
  */
-import { arrivalOf, placeNow } from './arrival.ts';
-import { expiryOf } from './deadlines.ts';
 import { nextDueAt } from './due.ts';
-import { idleStopAt } from './idle-stop.ts';
-import { inFlightOf, type NodeInFlight } from './in-flight-of.ts';
 import { Ledger } from './ledger.ts';
-import { upkeep } from './node-upkeep.ts';
-import { isUp, readyFor } from './nodes.ts';
-import type { Waiting } from './queue.ts';
+import { idleStopAt } from './nodes/idle-stop.ts';
+import { upkeep } from './nodes/node-upkeep.ts';
+import { isUp, readyFor } from './nodes/nodes.ts';
+import { settleStarts } from './nodes/starts.ts';
+import { planFor, scaleOutFor } from './nodes/wakes.ts';
+import { arrivalOf, placeNow } from './requests/arrival.ts';
+import { expiryOf } from './requests/deadlines.ts';
+import { inFlightOf, type NodeInFlight } from './requests/in-flight-of.ts';
+import type { Waiting } from './requests/queue.ts';
 import { type RouteDecision, routeDecision } from './route-decision.ts';
-import { settleStarts } from './starts.ts';
 import type { Action, RequestId, RequestInfo, SchedulerEvent, SchedulerSettings } from './types.ts';
-import { planFor, scaleOutFor } from './wakes.ts';
 
 export class Scheduler {
   private readonly books: Ledger;

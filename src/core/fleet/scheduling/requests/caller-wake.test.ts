@@ -11,8 +11,8 @@ import {
   MODEL,
   running,
   stopped,
-} from '../../../../test/support/scheduling/scheduling.ts';
-import type { Action } from './types.ts';
+} from '../../../../../test/support/scheduling/scheduling.ts';
+import type { Action } from '../types.ts';
 
 const noWake = (h: Harness, id: number, model = MODEL): Action[] =>
   h.step({ kind: 'arrive', request: { id, model, streaming: false, mayWake: false } });

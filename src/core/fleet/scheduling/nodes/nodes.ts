@@ -5,8 +5,14 @@
  * stop that failed leaves the node counted as up until a view taken after the failure says otherwise:
  * counting a member too many only delays a swap, counting one too few could overfill a group.
  */
-import { FreeRecord, type Occupancy, othersAtView, type OursPeak, oursPeak } from './slots.ts';
-import type { NodeSettings, NodeView } from './types.ts';
+import {
+  FreeRecord,
+  type Occupancy,
+  othersAtView,
+  type OursPeak,
+  oursPeak,
+} from '../requests/slots.ts';
+import type { NodeSettings, NodeView } from '../types.ts';
 
 export interface NodeRecord extends Occupancy {
   readonly settings: NodeSettings;

@@ -10,7 +10,7 @@ import {
   MODEL,
   running,
   stopped,
-} from '../../../../test/support/scheduling/scheduling.ts';
+} from '../../../../../test/support/scheduling/scheduling.ts';
 
 describe('keep-warm', () => {
   it('starts a stopped keep-warm node at the first view, once', () => {

@@ -4,8 +4,8 @@
  * boot is part of its node's wake) is refused naming that node, before anything is started. One
  * already coming for the model is waited for: it was not this caller's to start.
  */
-import type { RequestInfo } from './types.ts';
-import { candidates, type Plan, type PlanContext } from './wakes.ts';
+import { candidates, type Plan, type PlanContext } from '../nodes/wakes.ts';
+import type { RequestInfo } from '../types.ts';
 
 /** The refusal's detail, naming the node it would wake; undefined when it may wait or wake. */
 export function wakeRefused(

@@ -12,10 +12,10 @@
  * requests wait, one more candidate that allows it is started, unless one is already coming. It
  * never evicts a group member: a swap is for a model nothing serves, not for more of one served.
  */
-import { wakeOrder } from '../routing/wake-choice.ts';
+import { wakeOrder } from '../../routing/wake-choice.ts';
+import type { HoldReason } from '../types.ts';
 import { type GroupView, hasSpace, holder, holders, makingRoom, victim } from './groups.ts';
 import { comingFor, type NodeRecord, readyFor, wakeableFor } from './nodes.ts';
-import type { HoldReason } from './types.ts';
 
 export type Plan =
   | { readonly kind: 'serving' }

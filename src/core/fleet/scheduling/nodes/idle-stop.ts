@@ -18,8 +18,8 @@
  * It is stopped only with nothing of ours in flight and nothing waiting for it here, and never
  * while we are waking or stopping it. Keep-warm nodes never are.
  */
+import type { ActivityReading } from '../types.ts';
 import { isUp, lastActivity, type NodeRecord } from './nodes.ts';
-import type { ActivityReading } from './types.ts';
 
 /** How often a quiet node under idle stop is read afresh: the bound on how late its stop comes. */
 export const ACTIVITY_READ_EVERY_MS = 1_000;

@@ -7,9 +7,9 @@
  * marked and its entries renewed at the next placement, so a request costs O(log n). The
  * affinity node is looked up.
  */
-import type { Preference } from '../file/fleet-file.ts';
-import { LazyHeap, Stamps } from './lazy-heap.ts';
-import { type NodeRecord, readyFor } from './nodes.ts';
+import type { Preference } from '../../file/fleet-file.ts';
+import { LazyHeap, Stamps } from '../lazy-heap.ts';
+import { type NodeRecord, readyFor } from '../nodes/nodes.ts';
 import { activity } from './placement.ts';
 import { hasFreeSlot, seemsFree } from './slots.ts';
 

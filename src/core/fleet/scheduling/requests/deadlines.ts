@@ -10,10 +10,10 @@
  * The refusal says what the wait was for: a slot (`queue_timeout`), a group held by its members
  * (`group_busy`, naming the holder and why), or a node coming up (`wake_timeout`).
  */
+import { type PlanContext, planFor } from '../nodes/wakes.ts';
+import type { QueueLimits, RejectDetail, RejectReason } from '../types.ts';
 import type { Waiting } from './queue.ts';
 import { retryAfterSeconds } from './slots.ts';
-import type { QueueLimits, RejectDetail, RejectReason } from './types.ts';
-import { type PlanContext, planFor } from './wakes.ts';
 
 /** As today's wake timeout says (GUIDE D19): the engine is left loading, so a retry may find it. */
 export const WAKE_TIMEOUT_RETRY_S = 30;

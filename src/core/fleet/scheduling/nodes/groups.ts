@@ -13,8 +13,8 @@
  * `minResidency`. Among those: one that is not keep-warm first (keep-warm exempts from idle stop,
  * and a swap still may stop it rather than refuse), then the least recently active, then file order.
  */
+import type { GroupSettings, HoldReason } from '../types.ts';
 import { isQuiet, lastActivity, type NodeRecord, occupies, runningSince } from './nodes.ts';
-import type { GroupSettings, HoldReason } from './types.ts';
 
 export interface GroupView {
   readonly name: string;

@@ -3,7 +3,7 @@
  * read only a model's own candidates, never the whole fleet (the cost per request stays flat at
  * any fleet size).
  */
-import type { NodeRecord } from './nodes.ts';
+import type { NodeRecord } from '../nodes/nodes.ts';
 
 const NONE: readonly NodeRecord[] = [];
 

@@ -4,12 +4,12 @@
  * it on an `arrive` and `svc fleet route` / `GET /v1/fleet/route` read it without applying it
  * (route-decision.ts, GUIDE D33), so what the route says is what the gateway then does.
  */
-import type { Preference } from '../file/fleet-file.ts';
+import type { Preference } from '../../file/fleet-file.ts';
+import type { Ledger } from '../ledger.ts';
+import type { NodeRecord } from '../nodes/nodes.ts';
+import { planFor } from '../nodes/wakes.ts';
 import { wakeRefused } from './caller-wake.ts';
-import type { Ledger } from './ledger.ts';
-import type { NodeRecord } from './nodes.ts';
 import { retryAfterSeconds } from './slots.ts';
-import { planFor } from './wakes.ts';
 
 export type Arrival =
   | { readonly kind: 'dispatch'; readonly node: NodeRecord }

@@ -9,8 +9,8 @@
  * refresh old, so ranking on it alone sends a whole burst to the one node that looked idle; with
  * our own sends counted, `prefer: idle` spreads a burst and `prefer: active` keeps it together.
  */
-import type { Preference } from '../file/fleet-file.ts';
-import { type NodeRecord, readyFor } from './nodes.ts';
+import type { Preference } from '../../file/fleet-file.ts';
+import { type NodeRecord, readyFor } from '../nodes/nodes.ts';
 import { hasFreeSlot, seemsFree } from './slots.ts';
 
 /** The newest activity ranking reads; undefined: never active. */

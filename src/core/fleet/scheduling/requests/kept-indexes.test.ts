@@ -7,10 +7,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { idleDueOf } from './idle-due.ts';
-import { Ledger } from './ledger.ts';
+import { Ledger } from '../ledger.ts';
+import { idleDueOf } from '../nodes/idle-due.ts';
+import { schedulerSettings } from '../settings.ts';
 import { place } from './placement.ts';
-import { schedulerSettings } from './settings.ts';
 
 const NODES = ['a', 'b', 'c', 'd'];
 const MODELS = ['m', 'n'];

@@ -12,7 +12,7 @@ import {
   Harness,
   running,
   stopped,
-} from '../../../../test/support/scheduling/scheduling.ts';
+} from '../../../../../test/support/scheduling/scheduling.ts';
 
 const GROUP = { max: 1, minResidencyMs: 60_000 };
 

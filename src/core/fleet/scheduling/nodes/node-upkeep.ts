@@ -3,10 +3,10 @@
  * decided on a fresh read of the node's activity asked once it fell due, idle-stop.ts) and
  * keep-warm starts (keep-warm.ts). Pure: the actions go into `actions`.
  */
+import type { Ledger } from '../ledger.ts';
+import type { Action } from '../types.ts';
 import { activityReadDue, idleStopDue } from './idle-stop.ts';
 import { keepWarmModel, keepWarmPending } from './keep-warm.ts';
-import type { Ledger } from './ledger.ts';
-import type { Action } from './types.ts';
 
 export function upkeep(books: Ledger, now: number, actions: Action[]): void {
   for (const record of books.idleWatched) {

@@ -8,8 +8,8 @@
  * The heap leaves out the one condition that is not the node's own, nothing waiting for it here
  * (idle-stop.ts): due.ts reads every node while requests wait, as before.
  */
+import { LazyHeap, Stamps } from '../lazy-heap.ts';
 import { activityReadDue } from './idle-stop.ts';
-import { LazyHeap, Stamps } from './lazy-heap.ts';
 import type { NodeRecord } from './nodes.ts';
 
 interface Entry {

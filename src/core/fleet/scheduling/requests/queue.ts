@@ -3,7 +3,7 @@
  * began to wait. A caller that hangs up is removed at once, wherever it stands. The bound and the
  * deadlines are the scheduler's; this is only the order.
  */
-import type { RequestId, RequestInfo } from './types.ts';
+import type { RequestId, RequestInfo } from '../types.ts';
 
 export interface Waiting extends RequestInfo {
   readonly enqueuedAt: number;

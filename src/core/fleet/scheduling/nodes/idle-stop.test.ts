@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { brief, Harness, running } from '../../../../test/support/scheduling/scheduling.ts';
+import { brief, Harness, running } from '../../../../../test/support/scheduling/scheduling.ts';
+import type { Action } from '../types.ts';
 import { ACTIVITY_READ_EVERY_MS, idleStopDue } from './idle-stop.ts';
 import { applyView, nodeRecord } from './nodes.ts';
-import type { Action } from './types.ts';
 
 const MINUTE = 60_000;
 

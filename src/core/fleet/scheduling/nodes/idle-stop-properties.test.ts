@@ -10,8 +10,8 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 
-import { Harness, MODEL } from '../../../../test/support/scheduling/scheduling.ts';
-import type { NodeView } from './types.ts';
+import { Harness, MODEL } from '../../../../../test/support/scheduling/scheduling.ts';
+import type { NodeView } from '../types.ts';
 
 const TICK_MS = 15_000;
 const LATE_BOUND_MS = 2_000;

@@ -12,10 +12,10 @@
  *   member we are waking, or whose stop failed, is never force-stopped: the refusal names it.
  * Starts waiting for room are settled before requests' wakes, in the order they came.
  */
+import type { Ledger } from '../ledger.ts';
+import type { Action, StartId } from '../types.ts';
 import { hasSpace, holder, makingRoom, victim } from './groups.ts';
-import type { Ledger } from './ledger.ts';
 import { type NodeRecord, occupies } from './nodes.ts';
-import type { Action, StartId } from './types.ts';
 
 type Decision =
   | { readonly kind: 'start'; readonly booked: boolean }
