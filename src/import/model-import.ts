@@ -42,7 +42,7 @@ const NO_PLACE: Readonly<Record<string, string>> = {
   concurrencyLimit:
     "not carried yet: the fleet node's slots will carry it (requests in flight at once)",
   sendLoadingState:
-    "svc's gateway reports a wake as SSE comments on a waiting stream (GUIDE D25), not in reasoning_content",
+    "svc's gateway reports a wake as SSE comments on a waiting stream, not in reasoning_content",
   timeouts: "svc's gateway has one reply timeout for all models (svc gateway --reply-timeout)",
   unlisted: "not carried yet: the fleet node's unlisted: true will carry it",
   capabilities: 'svc declares no model capabilities',

@@ -38,7 +38,7 @@ const NO_PLACE: Readonly<Record<string, string>> = {
   metricsMaxInMemory: "llama-swap's in-memory metrics; svc's are Prometheus series on /metrics",
   captureBuffer: 'svc does not capture request and reply bodies',
   sendLoadingState:
-    "svc's gateway reports a wake as SSE comments on a waiting stream (GUIDE D25), not in reasoning_content",
+    "svc's gateway reports a wake as SSE comments on a waiting stream, not in reasoning_content",
   includeAliasesInList:
     "not carried yet: aliases are listed unless the node is unlisted (the fleet node's aliases)",
   profiles: 'svc has no profiles: one fleet file is one set of nodes',
