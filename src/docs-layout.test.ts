@@ -2,7 +2,9 @@
  * The layout pages against the tree: CONTRIBUTING.md's "Layout" and ARCHITECTURE.md's "Map" draw
  * the repository as an indented tree in a fenced block. Every path either page names (a tree
  * entry, a file named in an entry's description, a path in code anywhere on the page) must exist,
- * and each tree must describe every folder of `src/`, so a move that forgets the docs fails here.
+ * a bare file name in code must be some file's name, and each tree must describe every folder of
+ * `src/`, so a move that forgets the docs fails here. ARCHITECTURE.md describes the code as it is:
+ * no word of work to come ("not yet", "later", "still") may stand in it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -148,13 +150,31 @@ function layoutProblems(page: string, heading: string, paths: ReadonlySet<string
     ...fencedBlocks(page).filter((other) => other !== block),
     ...entries.map((entry) => entry.description),
   ];
+  const names = new Set([...paths].map((p) => p.slice(p.lastIndexOf('/') + 1)));
   for (const word of words(code.join('\n'))) {
     const plain = /^[\w.-]+(?:\/[\w.-]+)*\/?$/.test(word) && word.includes('/');
     if (plain && roots.has(first(word)) && !exists(word, paths)) {
       problems.push(`names ${word}, which does not exist`);
     }
+    // A file named alone (the flows' `wait-for-place.ts`): some file must be called that.
+    if (FILE_NAME.test(word) && !word.startsWith('.') && !names.has(word)) {
+      problems.push(`names ${word}, which no file is called`);
+    }
   }
   return [...new Set(problems)];
+}
+
+/** Words that date a page: a map that says what is to come is stale the day it lands. */
+const STATUS_WORDS =
+  /\b(?:not yet|yet to|later|still|for now|today|soon|currently|at the moment|eventually(?!\()|TODO|planned|will be)\b/i;
+
+/** The lines of a page that speak of work to come (status words). Pure. */
+function statusLines(page: string): string[] {
+  return page
+    .split('\n')
+    .flatMap((line, index) =>
+      STATUS_WORDS.test(line) ? [`line ${index + 1}: ${line.trim()}`] : [],
+    );
 }
 
 const PAGES = [
@@ -170,6 +190,28 @@ describe('the layout pages', () => {
       expect(layoutProblems(readFileSync(join(ROOT, file), 'utf8'), heading, paths)).toEqual([]);
     });
   }
+});
+
+describe('ARCHITECTURE.md', () => {
+  it('describes the code as it is, with no word of work to come', () => {
+    expect(statusLines(readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8'))).toEqual([]);
+  });
+});
+
+describe('statusLines', () => {
+  it('flags "not yet", "later", "still" and their kin, not eventually() or a longer word', () => {
+    const page = [
+      'scheduling/ (not yet wired into the gateway)',
+      'the waker, later folded in',
+      'route.ts still decides',
+      'test/support: eventually(), stillborn, latterly',
+    ].join('\n');
+    expect(statusLines(page)).toEqual([
+      'line 1: scheduling/ (not yet wired into the gateway)',
+      'line 2: the waker, later folded in',
+      'line 3: route.ts still decides',
+    ]);
+  });
 });
 
 describe('layoutProblems', () => {
@@ -203,10 +245,14 @@ describe('layoutProblems', () => {
 
   it('refuses a folder left out, a file its folder does not hold, and a path that is gone', () => {
     const tree = good.replace('  b/            z.ts', '').replace('holds x.ts', 'holds w.ts');
-    expect(layoutProblems(page(tree, 'See `a/gone.ts` and `HTTP/1.1`.'), 'Map', paths)).toEqual([
+    expect(
+      layoutProblems(page(tree, 'See `a/gone.ts`, `gone.ts` and `HTTP/1.1`.'), 'Map', paths),
+    ).toEqual([
       'says src/a/ holds w.ts, which is not in src/a/',
       'does not describe src/b/',
       'names a/gone.ts, which does not exist',
+      'names gone.ts, which no file is called',
+      'names w.ts, which no file is called',
     ]);
   });
 
