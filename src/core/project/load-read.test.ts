@@ -72,9 +72,9 @@ describe('presetLocation', () => {
       kind: 'file',
       path: '/srv/models/qwen/presets/p.ini',
     });
-    expect(presetLocation('../shared/p.ini', fileOrigin)).toEqual({
+    expect(presetLocation('../common/p.ini', fileOrigin)).toEqual({
       kind: 'file',
-      path: '/srv/models/shared/p.ini',
+      path: '/srv/models/common/p.ini',
     });
     expect(process.cwd()).not.toBe('/srv/models/qwen');
   });
