@@ -8,7 +8,10 @@ import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-/** The command folders: each imports only src/core and its own folder (GUIDE "Shape of the code"). */
+/**
+ * The command folders: each imports only src/core and its own folder (docs/design.md "Shape of the
+ * code").
+ */
 const commandFolders = [
   'daemon',
   'serve',
@@ -24,14 +27,17 @@ const commandFolders = [
 /**
  * Where one command runs another: the only imports across command folders, each named. `svc up`
  * starts a fleet file's nodes (svc fleet start), runs the gateway for a fleet with local nodes
- * (svc gateway, GUIDE D27) or serves the Svcfile here (svc serve), loading
+ * (svc gateway, docs/design.md D27) or serves the Svcfile here (svc serve), loading
  * that command lazily with the same argv and streams rather than repeating it.
  */
 const commandRunsCommand = {
   up: ['./fleet/command.ts', './serve/command.ts', './gateway/command.ts'],
 };
 
-/** Folders that are pure: values in, values out, the clock as an argument (GUIDE "Shape of the code"). */
+/**
+ * Folders that are pure: values in, values out, the clock as an argument (docs/design.md "Shape of
+ * the code").
+ */
 const pureFolders = ['src/core/fleet/file', 'src/core/fleet/routing', 'src/core/fleet/scheduling'];
 
 /**
@@ -61,7 +67,7 @@ const purePackages = ['yaml', 'node:crypto'];
 const pureCryptoNames = ['createHash'];
 
 /**
- * Node kinds' drivers (GUIDE D21): only the by-kind table builds them; everyone else sees
+ * Node kinds' drivers (docs/design.md D21): only the by-kind table builds them; everyone else sees
  * NodeDriver. Importers are whole paths, so a file of the same name elsewhere gains nothing.
  */
 const driversDir = 'src/core/fleet/drivers';
@@ -77,7 +83,7 @@ const concreteDrivers = [
 /** The refusal of one concrete driver, as a no-restricted-imports pattern. */
 const driverPattern = (module) => ({
   regex: `(^|/)${module}\\.ts$`,
-  message: `GUIDE D21: only ${driversDir}/by-kind.ts builds a kind's driver (${module}); use the NodeDriver interface.`,
+  message: `docs/design.md D21: only ${driversDir}/by-kind.ts builds a kind's driver (${module}); use the NodeDriver interface.`,
 });
 
 /**

@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects, one runner (GUIDE "Stack"): unit tests sit beside the code they test; end-to-end
-// tests spawn the built CLI and real engines, so they run one file at a time with roomy timeouts.
+// Two projects, one runner (docs/design.md "Stack"): unit tests sit beside the code they test;
+// end-to-end tests spawn the built CLI and real engines, so they run one file at a time with roomy
+// timeouts.
 export default defineConfig({
   test: {
     projects: [

@@ -2,8 +2,8 @@
  * The paths the local-node benchmark compares (bench/local.ts), each ending at a real
  * llama-server on 127.0.0.1 started from a Svcfile of the same tiny model and preset: the engine
  * directly; `svc gateway` over a fleet of one `kind: local` node (the gateway supervises the
- * engine itself, GUIDE D27); `svc gateway` over a fleet of one daemon node (`svc daemon` runs the
- * engine); and, with `pairs`, two local nodes against two daemon nodes. Every node has
+ * engine itself, docs/design.md D27); `svc gateway` over a fleet of one daemon node (`svc daemon`
+ * runs the engine); and, with `pairs`, two local nodes against two daemon nodes. Every node has
  * `keepWarm: on`, so each gateway starts its engines itself, through the same wake path, before
  * any request. Each target keeps the process ids whose CPU time and memory are read from /proc.
  */

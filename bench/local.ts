@@ -3,7 +3,7 @@
  * run (bench/local-paths.ts) with the gateway section's own measuring code (bench/gateway.ts):
  * the same interleaved rounds of a non-streamed and a streamed chat request per path, then wrk
  * passes for the gateway's CPU time per request. A local node puts its engine's supervision in
- * the gateway process (GUIDE D27), so the daemon's CPU time and memory are read beside the
+ * the gateway process (docs/design.md D27), so the daemon's CPU time and memory are read beside the
  * gateway's for a daemon node.
  */
 import { writeFile } from 'node:fs/promises';

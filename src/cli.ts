@@ -24,7 +24,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const entry = COMMANDS.find((command) => command.name === first);
   if (entry === undefined) {
     const what = first.startsWith('-') ? `unknown option "${first}"` : `unknown command "${first}"`;
-    // GUIDE D20: name the closest command, so a typo is fixed in one try.
+    // docs/design.md D20: name the closest command, so a typo is fixed in one try.
     const near = first.startsWith('-')
       ? undefined
       : closestName(

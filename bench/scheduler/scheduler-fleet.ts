@@ -2,9 +2,9 @@
  * The scheduler benchmark's processes (bench/scheduler/scheduler.ts): real `svc daemon` nodes running the
  * slot-limited fake engine (test/fixtures/fake-engine.mjs `slots:N,hold:MS`) or the real
  * llama-server, fleet files naming them, and a built gateway (this build's or another's) over
- * them. A gateway that refuses its fleet file (today's build refuses the scheduler's keys, GUIDE
- * D20) is reported as refused, with its message, instead of ending the run. Every process is
- * tracked and stopped by PID (bench/fleet/fleet-processes.ts); all on 127.0.0.1.
+ * them. A gateway that refuses its fleet file (today's build refuses the scheduler's keys,
+ * docs/design.md D20) is reported as refused, with its message, instead of ending the run. Every
+ * process is tracked and stopped by PID (bench/fleet/fleet-processes.ts); all on 127.0.0.1.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -33,7 +33,8 @@ export async function startNode(
     ...(fake === undefined ? {} : { PATH: `${fakeBin}:${base['PATH'] ?? ''}`, FAKE_ENGINE: fake }),
     SVC_CONFIG_DIR: join(work, `config-${name}`),
     SVC_API_TOKEN: '',
-    // A 1 s sampler: the daemon's `slots` and `busy` (GUIDE D25) follow the engine within a second.
+    // A 1 s sampler: the daemon's `slots` and `busy` (docs/design.md D25) follow the engine within
+    // a second.
     SVC_SAMPLE_INTERVAL_SECONDS: '1',
   };
   const child = track(
@@ -175,7 +176,7 @@ export async function stopEngine(node: BenchNode): Promise<void> {
   }
 }
 
-/** Starts a node's engine through its daemon with the config it last ran (GUIDE D8). */
+/** Starts a node's engine through its daemon with the config it last ran (docs/design.md D8). */
 export async function startEngine(node: BenchNode): Promise<void> {
   const reply = await fetch(`${node.url}/v1/start`, { method: 'POST' });
   const text = await reply.text();

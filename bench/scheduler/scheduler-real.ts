@@ -1,8 +1,9 @@
 /**
  * The scheduler benchmark's scenarios on real llama-server nodes (bench/scheduler/scheduler.ts): 3, the share
- * of prompt tokens served from the engines' caches with `affinity: on` and `off` (GUIDE D25); 4,
- * a swap in a group of one, time to first byte beside the engines' own stop and start-to-ready
- * measured through the daemon API (GUIDE D26). Tiny model, 127.0.0.1, processes stopped by PID.
+ * of prompt tokens served from the engines' caches with `affinity: on` and `off` (docs/design.md
+ * D25); 4, a swap in a group of one, time to first byte beside the engines' own stop and
+ * start-to-ready measured through the daemon API (docs/design.md D26). Tiny model, 127.0.0.1,
+ * processes stopped by PID.
  */
 import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -130,7 +131,8 @@ export async function scenarioSwap(
     );
     gateways.push(gateway.child);
     // Each node runs once through the gateway first, so a body-less daemon start reuses exactly
-    // the config the gateway sends (GUIDE D8): direct and gateway start the same engine command.
+    // the config the gateway sends (docs/design.md D8): direct and gateway start the same engine
+    // command.
     let enginePortB = 0;
     for (const node of [b, a]) {
       await startThroughGateway(gateway.url, node.name);

@@ -1,10 +1,10 @@
 /**
- * The scheduler benchmark (docs/benchmarks.md "Scheduler"; GUIDE D25, D26): four scenarios, each
- * against built gateways over real `svc daemon` nodes on 127.0.0.1. 1: makespan of 64 requests at
- * concurrency 8 over two fake nodes of 2 slots (200 ms each); 2: a burst of 40 at one fake node of
- * 2 slots with `queue: {max: 16}`, counted by reply; 3: the share of prompt tokens llama-server
- * serves from its cache for 8 agent-like sessions, `affinity: on` and `off`; 4: a swap in a group
- * of one, time to first byte for model B while A runs, beside the engines' own stop and
+ * The scheduler benchmark (docs/benchmarks.md "Scheduler"; docs/design.md D25, D26): four
+ * scenarios, each against built gateways over real `svc daemon` nodes on 127.0.0.1. 1: makespan of
+ * 64 requests at concurrency 8 over two fake nodes of 2 slots (200 ms each); 2: a burst of 40 at
+ * one fake node of 2 slots with `queue: {max: 16}`, counted by reply; 3: the share of prompt tokens
+ * llama-server serves from its cache for 8 agent-like sessions, `affinity: on` and `off`; 4: a swap
+ * in a group of one, time to first byte for model B while A runs, beside the engines' own stop and
  * start-to-ready measured through the daemon API. Scenarios 1 and 2 also run the build named by
  * BENCH_GATEWAY_BEFORE. A fleet file the build refuses is reported with its refusal, then run
  * without the refused keys (today's routing), so the figures say what that build does.

@@ -104,7 +104,7 @@ export function nodeEngineKey(
   return undefined;
 }
 
-/** One model the gateway lists, with the state its `svc` extension reports (GUIDE D23). */
+/** One model the gateway lists, with the state its `svc` extension reports (docs/design.md D23). */
 export interface ListedModel {
   readonly id: string;
   /** `running`, `loading` or `asleep`; absent from a server that does not say. */

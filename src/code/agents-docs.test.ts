@@ -34,7 +34,7 @@ function block(info: string): string {
 
 describe('docs/agents.md', () => {
   it('shows exactly what svc hands each agent for its example', async () => {
-    // The nodes' variables are unset: svc code reads the fleet leniently (GUIDE D24).
+    // The nodes' variables are unset: svc code reads the fleet leniently (docs/design.md D24).
     const fleet = unwrap(
       parseFleet(block('yaml title=fleet.yaml'), 'fleet.yaml', {
         env: {},

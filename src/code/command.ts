@@ -131,7 +131,7 @@ async function resolveTarget(
   configDir: string,
 ): Promise<AgentTarget> {
   const fleetPath = resolve(io.cwd, values.fleet ?? 'fleet.yaml');
-  // GUIDE D24: only the gateway section (or the one --node) matters, so other nodes' unset
+  // docs/design.md D24: only the gateway section (or the one --node) matters, so other nodes' unset
   // token variables are no error here.
   const fleet = await loadFleet(fleetPath, io.env, 'lenient');
   if (values.node !== undefined && positional !== undefined) {
@@ -146,7 +146,7 @@ async function resolveTarget(
       name: values.node,
       env: io.env,
       ...(values.model === undefined ? {} : { model: values.model }),
-      // GUIDE D21: the node is asked through its kind's driver, whatever the kind.
+      // docs/design.md D21: the node is asked through its kind's driver, whatever the kind.
       driver: fleetDriver({ fleet, configDir, env: io.env }),
     });
   }

@@ -1,6 +1,6 @@
 /**
- * `svc code --node`: the node is asked only through the driver it is given (GUIDE D21), so a
- * remote node is asked as a remote node, and its published engine is what the agent gets.
+ * `svc code --node`: the node is asked only through the driver it is given (docs/design.md D21), so
+ * a remote node is asked as a remote node, and its published engine is what the agent gets.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -93,7 +93,7 @@ describe('nodeTarget', () => {
     ).rejects.toThrow('node "gpu" is stopped, serving nothing: start it with svc fleet start gpu');
   });
 
-  it('refuses a node whose own variable is set nowhere before asking it (GUIDE D24)', async () => {
+  it('refuses a node whose own variable is set nowhere before asking it (docs/design.md D24)', async () => {
     const { driver, asked } = fakeDriver({ ok: true, value: RUNNING });
     const fleet = fleetOf(
       daemonNode('box', { tokenEnv: 'BOX_TOKEN' }),

@@ -26,7 +26,7 @@ import {
   nodeEngineKey,
 } from './agent-target.ts';
 
-/** The model a project file names for agents: its ALIAS, else its MODEL (GUIDE D14). */
+/** The model a project file names for agents: its ALIAS, else its MODEL (docs/design.md D14). */
 export function projectModel(project: OpenedProject): string | undefined {
   return project.project.alias?.value ?? project.project.model?.value;
 }
@@ -155,7 +155,9 @@ export interface NodeInputs {
   readonly env: Variables;
   /** `--model`: checked against what the node serves. */
   readonly model?: string;
-  /** How the node is asked: its kind's driver (GUIDE D21), never a kind's client directly. */
+  /**
+   * How the node is asked: its kind's driver (docs/design.md D21), never a kind's client directly.
+   */
   readonly driver: Pick<NodeDriver, 'status'>;
 }
 
@@ -180,7 +182,7 @@ export async function nodeTarget(inputs: NodeInputs): Promise<AgentTarget> {
       `--node "${name}" is not in ${fleet.path} (nodes: ${fleet.nodes.map((entry) => entry.name).join(', ')})`,
     );
   }
-  // The fleet was read leniently (GUIDE D24); this node's own variables must be set.
+  // The fleet was read leniently (docs/design.md D24); this node's own variables must be set.
   const unset = unsetVariable(node);
   if (unset !== undefined) {
     throw new SvcError(

@@ -2,8 +2,8 @@
  * Carries out an AgentPlan: writes the private files (atomically, 0600), then runs the agent in
  * the foreground with the user's terminal, forwarding SIGINT/SIGTERM to it by PID and resolving to
  * its exit status. A forwarded signal the agent ignores is followed by SIGKILL after the stop grace
- * (GUIDE D10), so svc never returns while the agent still runs. Spawning and signals are injected
- * so the logic has unit tests without processes.
+ * (docs/design.md D10), so svc never returns while the agent still runs. Spawning and signals are
+ * injected so the logic has unit tests without processes.
  */
 import { type ChildProcess, spawn as nodeSpawn, type SpawnOptions } from 'node:child_process';
 import { constants } from 'node:os';

@@ -24,7 +24,7 @@ describe('parseCommandArgs', () => {
     expect(parsed.positionals).toEqual(['x']);
   });
 
-  it('refuses an unknown flag naming the closest known one (GUIDE D20)', () => {
+  it('refuses an unknown flag naming the closest known one (docs/design.md D20)', () => {
     expect(refusal(['--lopback'])).toBe(
       'unknown option --lopback: did you mean --loopback? (see svc daemon --help)',
     );

@@ -1,7 +1,8 @@
 /**
  * Flag parsing for every command: node:util parseArgs in strict mode with one option table that
  * also renders the help text, so help cannot list a flag the command does not take. An unknown
- * flag is an error naming the closest known one, never ignored (GUIDE D20), in our own words.
+ * flag is an error naming the closest known one, never ignored (docs/design.md D20), in our own
+ * words.
  */
 import { parseArgs } from 'node:util';
 
@@ -57,7 +58,7 @@ function usageError(command: string, message: string): SvcError {
 
 /**
  * Unknown options, found before the strict parse so the error can name the closest known flag
- * (GUIDE D20): `unknown option --lopback: did you mean --loopback?`.
+ * (docs/design.md D20): `unknown option --lopback: did you mean --loopback?`.
  */
 function unknownOptions(options: OptionTable, argv: readonly string[]): string[] {
   const { tokens } = parseArgs({

@@ -1,6 +1,6 @@
 /**
- * "Did you mean" for strict inputs (GUIDE D20): an unknown flag or fleet-file key is refused
- * naming the closest known name, so a typo is fixed in one try instead of silently ignored.
+ * "Did you mean" for strict inputs (docs/design.md D20): an unknown flag or fleet-file key is
+ * refused naming the closest known name, so a typo is fixed in one try instead of silently ignored.
  * Pure: a word and the known names in, the best near match (or nothing) out.
  */
 

@@ -1,6 +1,7 @@
 /**
  * Where svc keeps its state: the engine log, the alias registry, the stored deploy config and the
- * engine key. One directory per user (GUIDE "Names"), resolved the same way by every command.
+ * engine key. One directory per user (docs/design.md "Names"), resolved the same way by every
+ * command.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 
@@ -27,7 +28,7 @@ export function resolveConfigDir({ env, home, cwd }: ConfigDirInputs): string {
   return join(home, '.config', 'svc');
 }
 
-/** Files under the config dir. The engine log path is fixed by GUIDE "Names". */
+/** Files under the config dir. The engine log path is fixed by docs/design.md "Names". */
 export function configPaths(configDir: string): { daemonDir: string; engineLog: string } {
   const daemonDir = join(configDir, 'daemon');
   return { daemonDir, engineLog: join(daemonDir, 'engine.log') };

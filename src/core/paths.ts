@@ -1,4 +1,4 @@
-/** The config dir for this process, from its environment (GUIDE "Names"). */
+/** The config dir for this process, from its environment (docs/design.md "Names"). */
 import { homedir } from 'node:os';
 
 import { resolveConfigDir } from './config-dir.ts';

@@ -26,8 +26,8 @@ export function secondsSetting(
 
 /**
  * How an engine is stopped and sampled, wherever svc supervises one (the daemon, the gateway's
- * local nodes): GUIDE D10's 10 s grace before SIGKILL and spec §8's sampler tick, each settable
- * from the environment for tests.
+ * local nodes): docs/design.md D10's 10 s grace before SIGKILL and spec §8's sampler tick, each
+ * settable from the environment for tests.
  */
 export function engineTimings(env: Readonly<Record<string, string | undefined>>): {
   readonly stopGraceMs: number;

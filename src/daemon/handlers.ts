@@ -45,7 +45,7 @@ export function daemonHandlers(deps: DaemonHandlerDeps): ControlHandlers {
       slotDir: deps.slotDir,
     });
     if (locateBinary(config.runner, deps.pathVariable) === undefined) {
-      // GUIDE D6: a runner this host cannot serve is one whose binary is not here.
+      // docs/design.md D6: a runner this host cannot serve is one whose binary is not here.
       throw new SvcError(
         'ERR_DEPLOY_CONFIG',
         `runner ${config.runner} cannot be served on this host: ${ENGINES[config.runner].binaries.join(' or ')} not found on PATH`,

@@ -1,9 +1,9 @@
 /**
- * `svc fleet <verb>`: the nodes a fleet file lists, each driven through its kind's driver (GUIDE
- * D21, node-driver.ts). This module parses the verb and its flags, loads the fleet file and hands
- * over to the verb's own module; every verb keeps `-f, --fleet` except `logs`, where `-f` follows
- * (GUIDE D24). The fleet file is read leniently: a node's unset token variable is that node's
- * problem (a row or a line saying so), never the whole command's.
+ * `svc fleet <verb>`: the nodes a fleet file lists, each driven through its kind's driver
+ * (docs/design.md D21, node-driver.ts). This module parses the verb and its flags, loads the fleet
+ * file and hands over to the verb's own module; every verb keeps `-f, --fleet` except `logs`, where
+ * `-f` follows (docs/design.md D24). The fleet file is read leniently: a node's unset token
+ * variable is that node's problem (a row or a line saying so), never the whole command's.
  */
 import { resolve } from 'node:path';
 
@@ -52,7 +52,7 @@ export const help = renderCommandHelp(
   } satisfies OptionTable,
 );
 
-/** The node kinds whose wake source is a Svcfile beside the fleet file (GUIDE D21). */
+/** The node kinds whose wake source is a Svcfile beside the fleet file (docs/design.md D21). */
 const SVCFILE_KINDS: ReadonlySet<string> = new Set(['daemon', 'local']);
 
 function isVerb(verb: string | undefined): verb is FleetVerb {
@@ -62,7 +62,7 @@ function isVerb(verb: string | undefined): verb is FleetVerb {
 export async function run(io: CommandIo): Promise<number> {
   const [verb, ...rest] = io.argv;
   if (!isVerb(verb)) {
-    // GUIDE D20: a misspelt verb is refused naming the closest one.
+    // docs/design.md D20: a misspelt verb is refused naming the closest one.
     const near = verb === undefined ? undefined : closestName(verb, FLEET_VERBS);
     throw new SvcError(
       'ERR_USAGE',
@@ -89,14 +89,14 @@ export async function run(io: CommandIo): Promise<number> {
   const write = (text: string): void => {
     io.stdout.write(text);
   };
-  // GUIDE D21: each node through its kind's driver.
+  // docs/design.md D21: each node through its kind's driver.
   const context = { fleet, configDir, env: io.env };
   const driver = fleetDriver(context);
   const gatewayAct = fleetGatewayAct(context);
 
   switch (verb) {
     case 'status': {
-      // The gateway is asked beside the nodes: its queue and idle stops (GUIDE D25, D26).
+      // The gateway is asked beside the nodes: its queue and idle stops (docs/design.md D25, D26).
       const [nodeRows, gateway] = await Promise.all([
         fleetStatus(fleet, selectNodes(fleet, { names: positionals }), {
           driver,

@@ -1,9 +1,9 @@
 /**
  * What `svc fleet status` adds from the gateway the fleet file's `gateway` section names: how many
  * requests wait in its queue for each model, and each node's in-flight count and idle-stop time
- * (its `/v1/fleet`, GUIDE D25, D26). The queue and idle stop live only in the gateway, so a node
- * never knows them; a gateway that does not answer leaves them out and says why. The token is
- * sent as a bearer header only, never printed.
+ * (its `/v1/fleet`, docs/design.md D25, D26). The queue and idle stop live only in the gateway, so
+ * a node never knows them; a gateway that does not answer leaves them out and says why. The token
+ * is sent as a bearer header only, never printed.
  */
 import { request } from 'undici';
 

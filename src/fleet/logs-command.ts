@@ -96,6 +96,6 @@ export async function runLogs(command: LogsCommand): Promise<number> {
   await everyUntilShutdown(FOLLOW_POLL_MS, async () => {
     await Promise.all(logs.map(poll));
   });
-  // GUIDE D17: a clean signal shutdown exits 0.
+  // docs/design.md D17: a clean signal shutdown exits 0.
   return 0;
 }

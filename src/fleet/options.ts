@@ -1,6 +1,6 @@
 /**
  * The flags each `svc fleet` verb takes: `-f, --fleet` everywhere except `logs`, whose `-f` means
- * follow as in `tail -f` (GUIDE D24). One table, so parsing and help cannot disagree.
+ * follow as in `tail -f` (docs/design.md D24). One table, so parsing and help cannot disagree.
  */
 import type { OptionTable } from '../core/cli-args.ts';
 

@@ -1,7 +1,7 @@
 /**
- * `svc fleet route` (GUIDE D33): the gateway's live decision when the fleet file names a gateway
- * that answers, else the gateway's own scheduler over the nodes' status and sources alone, said
- * so; the engine a served request goes to; exit 1 only for a refusal. Starts nothing.
+ * `svc fleet route` (docs/design.md D33): the gateway's live decision when the fleet file names a
+ * gateway that answers, else the gateway's own scheduler over the nodes' status and sources alone,
+ * said so; the engine a served request goes to; exit 1 only for a refusal. Starts nothing.
  */
 import { describe, expect, it } from 'vitest';
 

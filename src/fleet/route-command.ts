@@ -1,7 +1,7 @@
 /**
- * `svc fleet route <model>` (GUIDE D33): what the gateway would do with a request for the model
- * now. It asks the gateway the fleet file names (`GET /v1/fleet/route`: its live decision, with its
- * requests in flight and its queue); without one, or when it does not answer, it works the
+ * `svc fleet route <model>` (docs/design.md D33): what the gateway would do with a request for the
+ * model now. It asks the gateway the fleet file names (`GET /v1/fleet/route`: its live decision,
+ * with its requests in flight and its queue); without one, or when it does not answer, it works the
  * decision out with the gateway's own scheduler from the nodes' status and sources alone, and says
  * so. Starts nothing. Exits 0 when a request would be taken (served, queued or woken for), 1 when
  * it would be refused, so scripts can test it.

@@ -1,6 +1,6 @@
 /**
- * `svc fleet route`'s table, pure: the decision (GUIDE D33 `GET /v1/fleet/route`) in one line,
- * the engine a served request goes to, who a swap stops, then every node's part and why, and
+ * `svc fleet route`'s table, pure: the decision (docs/design.md D33 `GET /v1/fleet/route`) in one
+ * line, the engine a served request goes to, who a swap stops, then every node's part and why, and
  * where the answer came from.
  */
 import type { RouteDecision } from '../core/fleet/scheduling/route-decision.ts';

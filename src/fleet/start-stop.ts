@@ -31,7 +31,7 @@ export interface ActionResult {
 }
 
 export interface ActionDeps {
-  /** `wakeSource`: what a start sends (a daemon's own Svcfile, resolved; GUIDE D21). */
+  /** `wakeSource`: what a start sends (a daemon's own Svcfile, resolved; docs/design.md D21). */
   readonly driver: Pick<NodeDriver, 'status' | 'wakeSource' | 'start' | 'stop'>;
   /** A human line as it happens (omitted under --json). */
   readonly print: (line: string) => void;

@@ -4,8 +4,8 @@
  * row saying so, never a failure of the command: status always exits 0, as the original did.
  * Problems that would only fail a start (an unset
  * engine key variable, a missing Svcfile source) are listed under the table. A running node's
- * busy/slots and each node's group (GUIDE D25, D26) show where known; what only the gateway
- * knows (its queue, each node's idle-stop time) shows when the fleet's gateway answers
+ * busy/slots and each node's group (docs/design.md D25, D26) show where known; what only the
+ * gateway knows (its queue, each node's idle-stop time) shows when the fleet's gateway answers
  * (gateway-readout.ts).
  */
 import type { NodeDriver, NodeOutcome, NodeStatus } from '../core/fleet/drivers/node-driver.ts';
@@ -27,11 +27,11 @@ export interface StatusRow {
   readonly error?: string;
   /** What would fail a start of this node (its configuration, not its state). */
   readonly problems?: readonly string[];
-  /** GUIDE D26: as the fleet file declares it. */
+  /** docs/design.md D26: as the fleet file declares it. */
   readonly group?: string;
-  /** The gateway's requests on the node, when the gateway answered (GUIDE D25). */
+  /** The gateway's requests on the node, when the gateway answered (docs/design.md D25). */
   readonly inFlight?: number;
-  /** When the gateway will stop the node for idleness, RFC 3339 (GUIDE D26). */
+  /** When the gateway will stop the node for idleness, RFC 3339 (docs/design.md D26). */
   readonly idleStopAt?: string;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Plain-text tables for `svc fleet` (GUIDE D17: a human table by default): columns padded to
- * their widest cell, two spaces apart, no trailing blanks. Pure.
+ * Plain-text tables for `svc fleet` (docs/design.md D17: a human table by default): columns padded
+ * to their widest cell, two spaces apart, no trailing blanks. Pure.
  */
 
 /**

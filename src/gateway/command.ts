@@ -124,7 +124,8 @@ export async function run(io: CommandIo): Promise<number> {
     [
       `svc gateway for ${fleetPath} listening on ${httpUrl(gateway.address)}`,
       ...(hint === undefined ? [] : [hint]),
-      // GUIDE D27: this gateway runs these engines itself, on demand, and stops them when it stops.
+      // docs/design.md D27: this gateway runs these engines itself, on demand, and stops them when
+      // it stops.
       ...(locals.length === 0
         ? []
         : [

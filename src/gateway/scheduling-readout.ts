@@ -1,7 +1,7 @@
 /**
- * What the gateway's readers (`/v1/fleet`, `/metrics`) ask of the scheduler (GUIDE D25, D26):
- * this gateway's requests on each node, how many wait for each model, and when an idle node will
- * be stopped. Structural, so the Scheduler itself is one; read only when a reply is built or a
+ * What the gateway's readers (`/v1/fleet`, `/metrics`) ask of the scheduler (docs/design.md D25,
+ * D26): this gateway's requests on each node, how many wait for each model, and when an idle node
+ * will be stopped. Structural, so the Scheduler itself is one; read only when a reply is built or a
  * scrape collects, never on the request path.
  */
 import type { Scheduler } from '../core/fleet/scheduling/scheduler.ts';

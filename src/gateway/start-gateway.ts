@@ -1,7 +1,7 @@
 /**
  * `startGateway()`: the fleet view, the waker and the HTTP surface, listening. The command and
  * the tests call it; it returns the bound address and a close that lets in-flight streams end
- * within a short grace, then stops the engines of the fleet's local nodes (GUIDE D27).
+ * within a short grace, then stops the engines of the fleet's local nodes (docs/design.md D27).
  */
 import { SvcError } from '../core/errors.ts';
 import { fleetDriver } from '../core/fleet/drivers/by-kind.ts';
@@ -43,15 +43,18 @@ export interface GatewayOptions {
   readonly logger: Logger;
   readonly configDir: string;
   readonly env: Variables;
-  /** Local nodes' engines (GUIDE D27): stop grace (GUIDE D10) and sampler tick (spec §8). */
+  /**
+   * Local nodes' engines (docs/design.md D27): stop grace (docs/design.md D10) and sampler tick
+   * (spec §8).
+   */
   readonly stopGraceMs?: number;
   readonly sampleIntervalMs?: number;
 }
 
 /**
- * The operator token (GUIDE D28), refused before listening when it cannot mean anything: its
- * variable set nowhere (a fleet read `lenient`), or the same token as the gateway's, which would
- * give every caller operator rights. Neither message holds a token.
+ * The operator token (docs/design.md D28), refused before listening when it cannot mean anything:
+ * its variable set nowhere (a fleet read `lenient`), or the same token as the gateway's, which
+ * would give every caller operator rights. Neither message holds a token.
  */
 function operatorTokenOf(options: GatewayOptions): string | undefined {
   const operator = options.fleet.operator;
@@ -123,7 +126,7 @@ async function localEnginesOf(
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const operatorToken = operatorTokenOf(options);
   const local = await localEnginesOf(options, operatorToken);
-  // GUIDE D21: every node is reached through its kind's driver, and only through it.
+  // docs/design.md D21: every node is reached through its kind's driver, and only through it.
   const driver = fleetDriver(
     { fleet: options.fleet, configDir: options.configDir, env: options.env },
     local === undefined ? {} : { local },
@@ -141,10 +144,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const scheduler = new Scheduler(
     schedulerSettings(schedulerOptionsOf(options.fleet, options.wakeTimeoutMs)),
   );
-  // What /v1/fleet and /metrics read of the scheduler (GUIDE D25, D26): in flight, queued, idle.
+  // What /v1/fleet and /metrics read of the scheduler (docs/design.md D25, D26): in flight, queued,
+  // idle.
   const metrics = new GatewayMetrics(() => view.all(), scheduler);
   const waker = new Waker(view, options.wakeTimeoutMs, options.logger, driver, metrics);
-  // GUIDE D26: wake and sleep commands never see a token or key the fleet file names.
+  // docs/design.md D26: wake and sleep commands never see a token or key the fleet file names.
   const commands = new NodeCommands({
     logger: options.logger,
     env: options.env,
@@ -209,7 +213,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(timer);
-      // Nothing outlives the gateway (GUIDE D27): its local engines' groups go with it.
+      // Nothing outlives the gateway (docs/design.md D27): its local engines' groups go with it.
       await local?.stopAll();
     },
   };

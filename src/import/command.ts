@@ -1,5 +1,5 @@
 /**
- * `svc import llama-swap <config.yaml> [--out <dir>] [--dry-run] [--force]` (GUIDE D27): a
+ * `svc import llama-swap <config.yaml> [--out <dir>] [--dry-run] [--force]` (docs/design.md D27): a
  * llama-swap configuration → a fleet file of local nodes and one Svcfile (and preset) per model,
  * then what could not carry over, by model. The translation is pure (translate.ts); this module
  * reads the file, and writes the result (write-plan.ts) or, with --dry-run, prints it.

@@ -91,8 +91,8 @@ function llamaModel(flags: readonly Flag[]): { model?: string; toPreset: boolean
   if (only?.value === undefined || others.length > 0) {
     return { toPreset: sources.length > 0 };
   }
-  // GUIDE D2: MODEL becomes -m for a path and -hf for a repo; a value the other way round keeps
-  // its own flag through the preset.
+  // docs/design.md D2: MODEL becomes -m for a path and -hf for a repo; a value the other way round
+  // keeps its own flag through the preset.
   const fits = only.key === 'model' ? isModelPath(only.value) : !isModelPath(only.value);
   return fits ? { model: only.value, toPreset: false } : { toPreset: true };
 }
@@ -150,7 +150,7 @@ export function engineFields(args: EngineArgs): { fields: EngineFields; losses: 
       flag.key === 'api-key-file' ||
       (isSecretFlag(flag.written) && !flag.key.endsWith('-file'))
     ) {
-      // GUIDE D5: a secret never goes into a file svc writes, nor into this report.
+      // docs/design.md D5: a secret never goes into a file svc writes, nor into this report.
       losses.push({
         what: `${flag.written} (value not shown)`,
         why:

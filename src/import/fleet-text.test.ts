@@ -1,8 +1,8 @@
 /**
- * The imported fleet file (GUIDE D26, D27): one local node per carried model, `ttl`/`globalTTL`
- * as idleStop, preloads as keepWarm, llama-swap's swapping as groups of one running member.
- * A file without scheduling keys is loaded through the project's fleet-file parser; the
- * scheduling keys are checked as the YAML data written.
+ * The imported fleet file (docs/design.md D26, D27): one local node per carried model,
+ * `ttl`/`globalTTL` as idleStop, preloads as keepWarm, llama-swap's swapping as groups of one
+ * running member. A file without scheduling keys is loaded through the project's fleet-file parser;
+ * the scheduling keys are checked as the YAML data written.
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';

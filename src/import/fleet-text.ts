@@ -1,8 +1,8 @@
 /**
- * The fleet file of an import (docs/fleet-file.md): one `kind: local` node per model (GUIDE
- * D27), llama-swap's `ttl`/`globalTTL` as `idleStop`, `hooks.on_startup.preload` as `keepWarm`,
- * and its swap groups as groups of one running member (GUIDE D26). Pure: the models and the
- * config's settings in, the text and what could not carry over out.
+ * The fleet file of an import (docs/fleet-file.md): one `kind: local` node per model
+ * (docs/design.md D27), llama-swap's `ttl`/`globalTTL` as `idleStop`, `hooks.on_startup.preload` as
+ * `keepWarm`, and its swap groups as groups of one running member (docs/design.md D26). Pure: the
+ * models and the config's settings in, the text and what could not carry over out.
  */
 import { Document } from 'yaml';
 
@@ -14,8 +14,9 @@ import { groupPlan } from './swap-groups.ts';
 export interface FleetModel {
   readonly id: string;
   /**
-   * The node's name: the model's directory, a plain file name as a local node's must be (GUIDE
-   * D27: its files live under nodes/<name>/); requests still use the id (its ALIAS).
+   * The node's name: the model's directory, a plain file name as a local node's must be
+   * (docs/design.md D27: its files live under nodes/<name>/); requests still use the id (its
+   * ALIAS).
    */
   readonly node: string;
   /** The Svcfile's path relative to the fleet file. */
@@ -32,7 +33,7 @@ export interface FleetText {
   readonly modelLosses: ReadonlyMap<string, readonly NotCarried[]>;
 }
 
-/** GUIDE D26 durations use the --wake-timeout syntax: `90s`, `5m`, `1h`. */
+/** docs/design.md D26 durations use the --wake-timeout syntax: `90s`, `5m`, `1h`. */
 export function durationOf(seconds: number): string {
   if (seconds % 3600 === 0) {
     return `${seconds / 3600}h`;
@@ -144,7 +145,7 @@ export function fleetText(
       ? {}
       : {
           // llama-swap swaps as soon as another model is asked for; svc's default residency
-          // (GUIDE D26, 30 s) would make an imported fleet wait where llama-swap did not.
+          // (docs/design.md D26, 30 s) would make an imported fleet wait where llama-swap did not.
           groups: Object.fromEntries(
             [...groups.groups].map(([name, max]) => [name, { max, minResidency: '0s' }]),
           ),

@@ -78,7 +78,7 @@ function envEntry(
   losses: NotCarried[],
 ): { key: string; value: string } | undefined {
   if (SECRET_NAME.test(key)) {
-    // GUIDE D5: a secret is never written into a file svc makes, nor shown.
+    // docs/design.md D5: a secret is never written into a file svc makes, nor shown.
     losses.push({
       what: `${key} (value not shown)`,
       why: 'a secret is not written into a Svcfile: put it in the .env beside it',

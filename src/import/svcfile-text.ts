@@ -1,7 +1,7 @@
 /**
  * The text of an imported model's Svcfile and preset (docs/svcfile.md): one keyword per line,
- * ALIAS the llama-swap model id (the name its clients ask for, GUIDE D14), and a `preset.ini`
- * with one section only when flags need one. Pure.
+ * ALIAS the llama-swap model id (the name its clients ask for, docs/design.md D14), and a
+ * `preset.ini` with one section only when flags need one. Pure.
  */
 import { ENGINES, isModelPath } from '../core/engines/engine-table.ts';
 import { quoteToken } from '../core/engines/shell-quote.ts';
@@ -35,7 +35,7 @@ function baseUrlOf(model: ImportedModel): string | undefined {
 
 /**
  * Whether MODEL is a relative path, which svc reads from the Svcfile's directory: a llama.cpp
- * path (GUIDE D2), or a vLLM one written as such (`./…`; `org/name` is a hub repository).
+ * path (docs/design.md D2), or a vLLM one written as such (`./…`; `org/name` is a hub repository).
  */
 /** A COMMAND or STOP line: words quoted for the Svcfile's splitter, `${PORT}`/`${PID}` bare. */
 function commandLine(argv: readonly string[]): string {

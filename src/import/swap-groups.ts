@@ -1,7 +1,7 @@
 /**
- * llama-swap's swapping → svc groups (GUIDE D26). llama-swap runs one model of a `swap: true`
- * group at a time, and puts every model no group names into a default group that swaps; an svc
- * group of `max: 1` does the same. A `swap: false` group runs its members together, which svc
+ * llama-swap's swapping → svc groups (docs/design.md D26). llama-swap runs one model of a `swap:
+ * true` group at a time, and puts every model no group names into a default group that swaps; an
+ * svc group of `max: 1` does the same. A `swap: false` group runs its members together, which svc
  * does without a group. What svc groups cannot do is listed: an `exclusive` group stops the
  * other groups' models when one of its own starts (svc groups never stop each other's members),
  * and a `matrix` of sets that may run together is reduced to one model at a time. Pure.

@@ -1,8 +1,8 @@
 /**
- * A llama-swap configuration → Svcfiles and presets (GUIDE D27): the flags of a llama-server or
- * vLLM `cmd` land on Svcfile keywords or in the preset, macros are expanded, and every written
- * file is read back through the project's own Svcfile and preset parsers and built into the
- * engine command svc would run.
+ * A llama-swap configuration → Svcfiles and presets (docs/design.md D27): the flags of a
+ * llama-server or vLLM `cmd` land on Svcfile keywords or in the preset, macros are expanded, and
+ * every written file is read back through the project's own Svcfile and preset parsers and built
+ * into the engine command svc would run.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -138,7 +138,7 @@ describe('a llama-server cmd', () => {
     ]);
   });
 
-  it('carries env and leading assignments as ENV, never a secret (GUIDE D5)', () => {
+  it('carries env and leading assignments as ENV, never a secret (docs/design.md D5)', () => {
     const result = planWith(
       yamlLines(
         'models:',

@@ -1,5 +1,5 @@
 /**
- * A llama-swap configuration → the files `svc import llama-swap` writes (GUIDE D27):
+ * A llama-swap configuration → the files `svc import llama-swap` writes (docs/design.md D27):
  * `fleet.yaml` and `<model id>/Svcfile` (plus `preset.ini` there when flags need one), and what
  * could not carry over, by model. Pure: the text, its name and the environment (for
  * `${env.X}` macros) in; paths relative to the output directory and texts out, or every problem
@@ -101,7 +101,7 @@ function configLosses(config: Record<string, unknown>): NotCarried[] {
   }
   const keys = config['apiKeys'];
   if (Array.isArray(keys) && keys.length > 0) {
-    // GUIDE D5: the keys themselves are never shown or written.
+    // docs/design.md D5: the keys themselves are never shown or written.
     losses.push({
       what: `apiKeys (${keys.length}, not shown)`,
       why: "svc's gateway takes one token, from the variable the fleet file's gateway.tokenEnv names (default OPENAI_API_KEY)",

@@ -86,8 +86,9 @@ function narration(opened: OpenedProject): string[] {
 export async function runServe(options: ServeOptions): Promise<number> {
   const terminal = options.stdout.isTTY && options.stdin.isTTY;
   const view = !options.dryRun && terminal;
-  // GUIDE D3: supervised (metrics switched on) when the view shows or the API runs; a dry run
-  // prints what the same invocation would run, so on a terminal it counts the view it would show.
+  // docs/design.md D3: supervised (metrics switched on) when the view shows or the API runs; a dry
+  // run prints what the same invocation would run, so on a terminal it counts the view it would
+  // show.
   const supervised = terminal || options.api;
   const opened = await openProject(options.target, {
     cwd: options.cwd,
@@ -139,7 +140,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const token = guarded?.token;
 
   const { engineLog } = configPaths(options.configDir);
-  // GUIDE D4: captured whenever the view shows or the API runs; off a terminal also forwarded.
+  // docs/design.md D4: captured whenever the view shows or the API runs; off a terminal also
+  // forwarded.
   const output: EngineOutput = view
     ? { kind: 'log', path: engineLog }
     : options.api

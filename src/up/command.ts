@@ -3,11 +3,11 @@
  * With a fleet.yaml in the working directory it is `svc fleet start` of the named nodes, or of
  * every node when none is named; without one it is `svc serve` with the same target rules (a path,
  * a directory, an alias, a URL, SVC_ALIAS, else ./Svcfile). A fleet.yaml with a local node
- * (GUIDE D27) is the daemon-less case: the gateway itself runs in the foreground, supervising
- * those engines. It only dispatches: each command keeps its own behaviour, output and exit status.
- * Its flags are the gateway's that make sense here (`-f`, `--listen`, `--wake-timeout`,
- * `--log-level`), each passed on to the command it runs; a gateway-only flag where no gateway
- * runs is refused rather than ignored (docs/design.md D20).
+ * (docs/design.md D27) is the daemon-less case: the gateway itself runs in the foreground,
+ * supervising those engines. It only dispatches: each command keeps its own behaviour, output and
+ * exit status. Its flags are the gateway's that make sense here (`-f`, `--listen`,
+ * `--wake-timeout`, `--log-level`), each passed on to the command it runs; a gateway-only flag
+ * where no gateway runs is refused rather than ignored (docs/design.md D20).
  */
 import { access } from 'node:fs/promises';
 import { hostname, networkInterfaces } from 'node:os';
@@ -140,7 +140,7 @@ export async function run(io: CommandIo): Promise<number> {
   const fleetPath = resolve(io.cwd, values.fleet ?? 'fleet.yaml');
   // An explicit --fleet never falls back to a Svcfile: a missing one is loadFleet's refusal.
   if (values.fleet !== undefined || (await exists(fleetPath))) {
-    // GUIDE D24: only the kinds matter here; the command run checks the tokens it needs.
+    // docs/design.md D24: only the kinds matter here; the command run checks the tokens it needs.
     const parsed = await loadFleet(fleetPath, io.env, 'lenient');
     if (parsed.nodes.some((node) => node.kind === 'local')) {
       if (positionals.length > 0) {

@@ -1,6 +1,6 @@
 /**
- * `svc up`'s gateway address (GUIDE D27): the fleet file's gateway section when it names this
- * machine, else 127.0.0.1:4000.
+ * `svc up`'s gateway address (docs/design.md D27): the fleet file's gateway section when it names
+ * this machine, else 127.0.0.1:4000.
  */
 import { describe, expect, it } from 'vitest';
 

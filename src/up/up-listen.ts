@@ -1,6 +1,6 @@
 /**
- * Where `svc up` runs the gateway for a fleet with local nodes (GUIDE D27): at the `gateway`
- * section's address when that is an address of this machine (a loopback name, one of its
+ * Where `svc up` runs the gateway for a fleet with local nodes (docs/design.md D27): at the
+ * `gateway` section's address when that is an address of this machine (a loopback name, one of its
  * interfaces' addresses, or its host name, which is bound on every interface), else
  * 127.0.0.1:4000. Pure: the section's url and this machine's names in, a listen address out.
  */

@@ -56,7 +56,7 @@ describe('svc executable', () => {
     );
   });
 
-  it('refuses a misspelt command or flag naming the closest one (GUIDE D20)', async () => {
+  it('refuses a misspelt command or flag naming the closest one (docs/design.md D20)', async () => {
     expect(await svc('deamon')).toEqual({
       status: 2,
       stdout: '',

@@ -1,6 +1,6 @@
 /**
- * `svc code --node <a remote node>` end to end (spec §4.2 last paragraph, GUIDE D21): the built
- * CLI reaches the node only through its kind's driver, so a remote environment served by the
+ * `svc code --node <a remote node>` end to end (spec §4.2 last paragraph, docs/design.md D21): the
+ * built CLI reaches the node only through its kind's driver, so a remote environment served by the
  * control-plane simulator (SigV4-verified, its instance a real llama-server on the tiny model)
  * is asked through its control plane, never as a daemon at a host it does not have.
  */

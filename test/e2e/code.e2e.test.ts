@@ -39,7 +39,8 @@ interface Setup {
 
 /**
  * One daemon node `a` (its Svcfile a.svc: the tiny model as ALIAS tiny-a) and a gateway in front;
- * a second node `ghost` whose token variable is set nowhere (svc code must not care, GUIDE D24).
+ * a second node `ghost` whose token variable is set nowhere (svc code must not care, docs/design.md
+ * D24).
  */
 async function setup(gatewayLines: (url: string) => string[]): Promise<Setup> {
   const dir = await tempDir();

@@ -59,7 +59,7 @@ describe('svc daemon with fake engines', () => {
     expect((await node.call('POST', '/v1/stop')).json['state']).toBe('crashed');
     expect(await node.terminate()).toBe(0);
     // Never restarted, over the daemon's whole life after the crash: its exit bounds the check,
-    // not a sleep. (The supervisor has no restart path at all: GUIDE D7.)
+    // not a sleep. (The supervisor has no restart path at all: docs/design.md D7.)
     expect(node.process.stderr().match(/starting engine/g)).toHaveLength(1);
     expect(node.process.stderr()).not.toMatch(/engine started[\s\S]*engine started/);
   });
@@ -116,7 +116,7 @@ describe('svc daemon with fake engines', () => {
     expect(await node.terminate()).toBe(0);
   });
 
-  it('refuses a runner whose binary this host lacks, on push and on start (GUIDE D6)', async () => {
+  it('refuses a runner whose binary this host lacks, on push and on start (docs/design.md D6)', async () => {
     const node = await startTestDaemon({
       configDir: await tempDir(),
       env: { PATH: '/usr/bin:/bin' },

@@ -1,8 +1,9 @@
 /**
- * GUIDE D25 end to end: a daemon started from a Svcfile that says PARALLEL 2 (through `svc fleet
- * start`, the way a fleet starts it, gated with an engine key) reports the real llama-server's
- * slots in status and metrics, and `busy` follows a streamed completion in one of them. The
- * preset's context-shift lets an endless completion (max_tokens -1) run until the test ends it.
+ * docs/design.md D25 end to end: a daemon started from a Svcfile that says PARALLEL 2 (through `svc
+ * fleet start`, the way a fleet starts it, gated with an engine key) reports the real
+ * llama-server's slots in status and metrics, and `busy` follows a streamed completion in one of
+ * them. The preset's context-shift lets an endless completion (max_tokens -1) run until the test
+ * ends it.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -62,7 +63,7 @@ afterAll(async () => {
 const status = async (): Promise<Record<string, unknown>> =>
   (await node.call('GET', '/v1/status')).json;
 
-describe('slots and busy from the real llama-server (GUIDE D25)', () => {
+describe('slots and busy from the real llama-server (docs/design.md D25)', () => {
   it('reports PARALLEL 2 as slots, and nothing busy while idle', async () => {
     const idle = await eventually(
       status,

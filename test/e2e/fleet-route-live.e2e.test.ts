@@ -1,9 +1,9 @@
 /**
- * `svc fleet route` says what the gateway then does (GUIDE D33), end to end: the built gateway
- * runs the real llama-server on the tiny model for two `kind: local` nodes that name no port (the
- * gateway picks each engine's), one slot each, in a group of one. The CLI asks the gateway the
- * fleet file names (`GET /v1/fleet/route`), and each answer is then checked against what the
- * gateway does with the next request: a wake, a serve on the auto-port engine (its port as
+ * `svc fleet route` says what the gateway then does (docs/design.md D33), end to end: the built
+ * gateway runs the real llama-server on the tiny model for two `kind: local` nodes that name no
+ * port (the gateway picks each engine's), one slot each, in a group of one. The CLI asks the
+ * gateway the fleet file names (`GET /v1/fleet/route`), and each answer is then checked against
+ * what the gateway does with the next request: a wake, a serve on the auto-port engine (its port as
  * `/v1/fleet` reports it), a queue behind a full slot, and a swap that stops the other member.
  *
  * A slot is held by a stream that never ends on its own (context shift on, end-of-sequence

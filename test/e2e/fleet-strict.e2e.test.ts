@@ -1,7 +1,7 @@
 /**
- * Strict fleet files through the built CLI (GUIDE D20): a misspelt key, or a bad scheduling
- * setting (GUIDE D25, D26), stops both the gateway and `svc fleet` before anything starts, naming
- * the key, its node and (for a misspelling) its line and the closest key.
+ * Strict fleet files through the built CLI (docs/design.md D20): a misspelt key, or a bad
+ * scheduling setting (docs/design.md D25, D26), stops both the gateway and `svc fleet` before
+ * anything starts, naming the key, its node and (for a misspelling) its line and the closest key.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -108,7 +108,7 @@ async function setup(
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-  // The engine is loading: the first request is held until it is ready (GUIDE D13).
+  // The engine is loading: the first request is held until it is ready (docs/design.md D13).
   const first = await call('/v1/chat/completions', chat());
   expect(first.status).toBe(200);
   await first.text();

@@ -1,6 +1,6 @@
 /**
- * A local node's engine environment end to end (GUIDE D27, docs/svcfile.md "Environment"): the
- * built `svc gateway` starts a real llama-server for a `kind: local` node with what `svc serve`
+ * A local node's engine environment end to end (docs/design.md D27, docs/svcfile.md "Environment"):
+ * the built `svc gateway` starts a real llama-server for a `kind: local` node with what `svc serve`
  * would give it from the same Svcfile. Node `shift`'s Svcfile says `ENV LLAMA_ARG_CONTEXT_SHIFT=1`
  * over the gateway's own `0`, and the `.env` beside it fills LLAMA_ARG_ENDPOINT_PROPS, which the
  * gateway leaves empty; node `plain`, from a Svcfile without either, runs with the gateway's. The

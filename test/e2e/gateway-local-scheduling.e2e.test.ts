@@ -1,5 +1,5 @@
 /**
- * Scheduling on local nodes (GUIDE D26, D27), end to end: the built gateway runs the real
+ * Scheduling on local nodes (docs/design.md D26, D27), end to end: the built gateway runs the real
  * llama-server on the tiny model itself, from fleet files of `kind: local` nodes, with short
  * settings. An idle local node's engine is stopped and woken again by the next request, while a
  * keep-warm one starts with the gateway and outlives the idle stop; a group of one swaps its two

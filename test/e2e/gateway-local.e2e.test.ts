@@ -1,7 +1,7 @@
 /**
- * Local nodes end to end (GUIDE D27): the built `svc gateway` supervises two real llama-server
- * engines itself from a fleet file of `kind: local` nodes, serves an OpenAI-compatible chat
- * request to each, lists them in /v1/fleet, and leaves no engine behind: a SIGTERM stops every
+ * Local nodes end to end (docs/design.md D27): the built `svc gateway` supervises two real
+ * llama-server engines itself from a fleet file of `kind: local` nodes, serves an OpenAI-compatible
+ * chat request to each, lists them in /v1/fleet, and leaves no engine behind: a SIGTERM stops every
  * engine (checked by PID), and an engine whose gateway and watchdog were SIGKILLed is reaped by
  * the next gateway over the same config dir. `svc up` beside such a file is that gateway in the
  * foreground, driven by `svc fleet` (start, status, logs once and followed, stop) and ended cleanly
@@ -120,7 +120,7 @@ describe('local nodes', () => {
     expect(await gateway.exited()).toBe(0);
     expect(gateway.stdout()).toMatch(/svc gateway stopped\n$/);
     expect(alive(pids)).toEqual([]);
-    // The gateway stopped them itself (not only its watchdogs' lifeline, GUIDE D27).
+    // The gateway stopped them itself (not only its watchdogs' lifeline, docs/design.md D27).
     for (const pid of pids) {
       expect(gateway.stderr()).toContain(`stopping engine pid=${pid}`);
     }
@@ -186,7 +186,7 @@ describe('local nodes', () => {
     await up.waitFor(/local nodes a: engines run by this gateway/);
     const health = await fetch(`http://127.0.0.1:${port}/health`, { headers: authorized() });
     expect(health.status).toBe(200);
-    // svc fleet reaches the local node through the gateway the section names (GUIDE D27).
+    // svc fleet reaches the local node through the gateway the section names (docs/design.md D27).
     const fleetEnv = { GATEWAY_TOKEN, SVC_CONFIG_DIR: join(upDir, 'config-fleet') };
     const started = await runSvc(['fleet', 'start', 'a'], { cwd: upDir, env: fleetEnv });
     expect(started).toMatchObject({
@@ -197,8 +197,9 @@ describe('local nodes', () => {
     expect(JSON.parse(status.stdout)).toMatchObject([
       { node: 'a', outcome: 'ok', status: { state: 'running', servedName: 'alpha' } },
     ]);
-    // GUIDE D25: once the engine is ready its busy is known as well as its slots, read as it
-    // turned ready rather than at the next sample tick (15 s here): BUSY reads 0/<slots>, not ?/….
+    // docs/design.md D25: once the engine is ready its busy is known as well as its slots, read as
+    // it turned ready rather than at the next sample tick (15 s here): BUSY reads 0/<slots>, not
+    // ?/….
     const ready = await eventually(
       () => runSvc(['fleet', 'status', '--json'], { cwd: upDir, env: fleetEnv }),
       (run) => run.status !== 0 || /"ready": "ready"/.test(run.stdout),

@@ -1,6 +1,6 @@
 /**
- * Operator rights at the gateway (GUIDE D28), end to end: the built gateway in front of real
- * daemons, one running the real llama-server on the tiny model (`a`) and one the fake engine,
+ * Operator rights at the gateway (docs/design.md D28), end to end: the built gateway in front of
+ * real daemons, one running the real llama-server on the tiny model (`a`) and one the fake engine,
  * whose stream of 400 chunks 150 ms apart stays open on cue (`slow`). With an operator token set,
  * the gateway token gets 403 on start and stop and the fleet page shows it no buttons; the
  * operator token is accepted everywhere, starts and stops nodes, and sees the buttons; a stop in
@@ -297,7 +297,7 @@ describe('gateway start-up with an operator token', () => {
     expect(gateway.status).toBe(2);
     expect(gateway.stderr).toContain('OPS is not set (gateway.operatorTokenEnv)');
     expect(gateway.stdout).not.toContain('listening');
-    // GUIDE D24: a command that does not run the gateway reads the file without it.
+    // docs/design.md D24: a command that does not run the gateway reads the file without it.
     const status = await runSvc(['fleet', 'status', '--json'], {
       cwd: dir,
       env: { SVC_CONFIG_DIR: dir, OPS: '' },

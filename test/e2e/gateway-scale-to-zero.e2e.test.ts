@@ -1,11 +1,11 @@
 /**
- * Scale to zero (GUIDE D26), end to end: the built gateway in front of real daemons running the
- * real llama-server on the tiny model, with short settings. An idle node's engine is stopped and
- * woken again by the next request; a keep-warm node starts with the gateway and outlives the idle
- * stop; a group of one swaps its members' engines and never runs two at once (watched on the
- * process table); a wake command starts a daemon that was not running, once for concurrent
- * requests; and two gateway replicas judge idleness by the node's own activity, so the one
- * without traffic never stops a node the other uses.
+ * Scale to zero (docs/design.md D26), end to end: the built gateway in front of real daemons
+ * running the real llama-server on the tiny model, with short settings. An idle node's engine is
+ * stopped and woken again by the next request; a keep-warm node starts with the gateway and
+ * outlives the idle stop; a group of one swaps its members' engines and never runs two at once
+ * (watched on the process table); a wake command starts a daemon that was not running, once for
+ * concurrent requests; and two gateway replicas judge idleness by the node's own activity, so the
+ * one without traffic never stops a node the other uses.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -111,9 +111,9 @@ describe('scale to zero', () => {
     const reader = onB.body?.getReader();
     const first = await reader?.read();
     expect(new TextDecoder().decode(first?.value as Uint8Array | undefined)).toMatch(/^data: \{/m);
-    // A waits for B's stream to end. Told so in a comment when that took 2 s or more (GUIDE
-    // D25); on a machine fast enough to end B's 1000 tokens sooner, its headers came only once it
-    // was sent on, and their Server-Timing says how long it queued.
+    // A waits for B's stream to end. Told so in a comment when that took 2 s or more
+    // (docs/design.md D25); on a machine fast enough to end B's 1000 tokens sooner, its headers
+    // came only once it was sent on, and their Server-Timing says how long it queued.
     const forA = await stream(fleet.url, 'tiny-a', 4);
     expect(forA.status).toBe(200);
     const readA = forA.body?.getReader();

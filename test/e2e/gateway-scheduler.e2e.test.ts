@@ -1,7 +1,8 @@
 /**
- * The gateway's scheduler end to end (GUIDE D25): the built gateway over two real daemons, each
- * running the real llama-server on the tiny model with `PARALLEL 1` (one request slot each), and
- * `queue: {max: 1}`, `prefer: active`. One fleet serves every test; each leaves both slots free.
+ * The gateway's scheduler end to end (docs/design.md D25): the built gateway over two real daemons,
+ * each running the real llama-server on the tiny model with `PARALLEL 1` (one request slot each),
+ * and `queue: {max: 1}`, `prefer: active`. One fleet serves every test; each leaves both slots
+ * free.
  *
  * A slot is held by a stream this file controls: the engine runs with context shift on and the
  * request ignores end-of-sequence, so its generation never ends on its own (llama-server without
@@ -208,7 +209,8 @@ describe('the gateway scheduler over two one-slot llama-server nodes', () => {
     const [first, second] = [await hold(), await hold()];
     const abort = new AbortController();
     const queued = await ask({ stream: true, max_tokens: 8 }, abort.signal);
-    // GUIDE D25: a stream that has waited 2 s gets its headers and a comment with its place.
+    // docs/design.md D25: a stream that has waited 2 s gets its headers and a comment with its
+    // place.
     expect(queued.status).toBe(200);
     expect(queued.headers.get('content-type')).toContain('text/event-stream');
     const reader = (queued.body as ReadableStream<Uint8Array>).getReader();

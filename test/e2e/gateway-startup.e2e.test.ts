@@ -1,7 +1,7 @@
 /**
  * What the gateway prints at start-up and shut-down: the hint to name its address in the fleet
  * file's `gateway` section only when the section is missing or names another address, and one
- * clear last line once it has stopped (a signal shutdown exits 0, GUIDE D17).
+ * clear last line once it has stopped (a signal shutdown exits 0, docs/design.md D17).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

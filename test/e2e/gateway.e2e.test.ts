@@ -97,7 +97,7 @@ const chat = (model: string, extra: Record<string, unknown> = {}): Record<string
   chatBody({ model, ...extra });
 
 async function errorOf(reply: Response): Promise<string> {
-  // GUIDE D19: every gateway-made error is {"error": {"message", "type", "code"}}.
+  // docs/design.md D19: every gateway-made error is {"error": {"message", "type", "code"}}.
   const body = (await reply.json()) as { error: { message: string; type: string; code: string } };
   expect(typeof body.error.type).toBe('string');
   expect(typeof body.error.code).toBe('string');
@@ -208,7 +208,7 @@ describe('svc gateway with real llama-server nodes', () => {
       kind: 'daemon',
       state: 'idle',
       wakeableModel: 'tiny-a',
-      // GUIDE D25: this gateway's own count, on every node.
+      // docs/design.md D25: this gateway's own count, on every node.
       inFlight: 0,
     });
     expect(topology.nodes[1]).toMatchObject({
@@ -224,7 +224,7 @@ describe('svc gateway with real llama-server nodes', () => {
     // svc fleet status / stop / start over the same fleet file.
     const status = await runSvc(['fleet', 'status'], { cwd: test.dir });
     expect(status.stdout).toMatch(
-      // BUSY shows once daemons report busy/slots (GUIDE D25).
+      // BUSY shows once daemons report busy/slots (docs/design.md D25).
       /^NODE +STATE +SERVING +(BUSY +)?LAST ACTIVE\na +idle *\nb +running +tiny-b +(\d+\/\d+ +)?\S+Z\n$/,
     );
     expect((await runSvc(['fleet', 'stop', 'b'], { cwd: test.dir })).stdout).toBe('b  stopped\n');

@@ -1,7 +1,7 @@
 /**
- * `svc import llama-swap` as a user runs it (GUIDE D27): --dry-run prints the files and writes
- * none, an import writes them and `svc serve --dry-run` runs the imported model's engine command
- * with the original cmd's flags, a second import refuses (exit 2) naming the files it would
+ * `svc import llama-swap` as a user runs it (docs/design.md D27): --dry-run prints the files and
+ * writes none, an import writes them and `svc serve --dry-run` runs the imported model's engine
+ * command with the original cmd's flags, a second import refuses (exit 2) naming the files it would
  * overwrite and changes nothing, and --force replaces them.
  */
 import { existsSync } from 'node:fs';

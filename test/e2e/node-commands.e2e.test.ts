@@ -1,8 +1,8 @@
 /**
- * A node's wake and sleep commands as real processes (GUIDE D26): the gateway's runner with its
- * real edges, against `node -e` scripts. What a fake spawn cannot show: no shell reads the argv,
- * the child's environment really lacks the tokens, and the time limit ends the command's whole
- * process group, a background child included. Whatever a test left running is killed by PID.
+ * A node's wake and sleep commands as real processes (docs/design.md D26): the gateway's runner
+ * with its real edges, against `node -e` scripts. What a fake spawn cannot show: no shell reads the
+ * argv, the child's environment really lacks the tokens, and the time limit ends the command's
+ * whole process group, a background child included. Whatever a test left running is killed by PID.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 

@@ -241,7 +241,7 @@ describe('svc serve refusals (spec §7)', () => {
   });
 });
 
-describe('svc serve --dry-run prints exactly what the same invocation runs (GUIDE D3)', () => {
+describe('svc serve --dry-run prints exactly what the same invocation runs (docs/design.md D3)', () => {
   it('on a terminal includes --metrics, as the serve that shows the view would', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'Svcfile'), llamaSvcfile);

@@ -34,7 +34,7 @@ describe('svc serve off a terminal', () => {
       'fake-engine argv: ["serve","--model","org/m","--download","--model-id","m"]',
     );
     expect(result.stderr).toContain('fake-engine: crashing on purpose');
-    // GUIDE D4: a plain piped serve only forwards; nothing is captured.
+    // docs/design.md D4: a plain piped serve only forwards; nothing is captured.
     await expect(readFile(join(dir, 'c', 'daemon', 'engine.log'))).rejects.toThrow();
   });
 

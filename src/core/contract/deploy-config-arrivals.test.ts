@@ -39,7 +39,7 @@ function control(): { call: (url: string, body: unknown) => Promise<[number, unk
 
 const HTTP_WAYS = ['/v1/start', '/v1/deploy-config'] as const;
 
-describe('enginePath (GUIDE D23 extension)', () => {
+describe('enginePath (docs/design.md D23 extension)', () => {
   it.each(HTTP_WAYS)('%s takes a path starting with /', async (url) => {
     const [status] = await control().call(url, {
       runner: 'llamacpp',

@@ -82,7 +82,7 @@ export const DeployConfigSchema = Type.Object(
           'Extension (not in the spec): the slot files kept, oldest removed first (default 8GiB)',
       }),
     ),
-    // GUIDE D23 extension: a BASEURL path reaches the status's engine.path (spec §2.2).
+    // docs/design.md D23 extension: a BASEURL path reaches the status's engine.path (spec §2.2).
     enginePath: Type.Optional(
       Type.String({
         pattern: ENGINE_PATH_PATTERN,

@@ -33,7 +33,10 @@ export const EngineEndpointSchema = Type.Object(
 );
 export type EngineEndpoint = Static<typeof EngineEndpointSchema>;
 
-/** GUIDE D23 extension: how the last engine ended when it crashed; kept until the next start. */
+/**
+ * docs/design.md D23 extension: how the last engine ended when it crashed; kept until the next
+ * start.
+ */
 export const LastExitSchema = Type.Object(
   {
     exitCode: Type.Optional(
@@ -74,14 +77,14 @@ export const CacheRestoreSchema = Type.Object(
 );
 export type CacheRestore = Static<typeof CacheRestoreSchema>;
 
-/** GUIDE D25 extension: the running engine's request slots, present only when known. */
+/** docs/design.md D25 extension: the running engine's request slots, present only when known. */
 const SlotsSchema = Type.Integer({
   minimum: 1,
   description:
     "Extension (not in the spec): the running engine's request slots, the requests it decodes at once: what the engine reports (llama.cpp's /props total_slots), else the parallel it was started with. Absent when unknown or not running",
 });
 
-/** GUIDE D25 extension: the requests in the engine at the last scrape of its counters. */
+/** docs/design.md D25 extension: the requests in the engine at the last scrape of its counters. */
 const BusySchema = Type.Integer({
   minimum: 0,
   description:
@@ -102,7 +105,9 @@ export const StatusResponseSchema = Type.Object(
     ready: Type.Optional(ReadinessSchema),
     slots: Type.Optional(SlotsSchema),
     busy: Type.Optional(BusySchema),
-    version: Type.String({ description: "Build-time version; 'dev' when unset (GUIDE D1)" }),
+    version: Type.String({
+      description: "Build-time version; 'dev' when unset (docs/design.md D1)",
+    }),
     lastExit: Type.Optional(LastExitSchema),
     lastCacheRestore: Type.Optional(CacheRestoreSchema),
   },
@@ -213,7 +218,7 @@ export const StartRequestSchema = Type.Composite(
 );
 export type StartRequest = Static<typeof StartRequestSchema>;
 
-/** GUIDE D8: a push carries its key the same way a start does. */
+/** docs/design.md D8: a push carries its key the same way a start does. */
 export const DeployConfigPushSchema = Type.Composite(
   [DeployConfigSchema, Type.Object({ engineApiKey: Type.Optional(Type.String({ minLength: 1 })) })],
   { $id: 'DeployConfigPush', additionalProperties: false },

@@ -1,8 +1,8 @@
 /**
  * The control API (spec §4.1), built without listening (fastify's build/listen split): the
  * daemon and `serve --api` each pass their own handlers and listen with core/http/listen.ts.
- * Every non-2xx reply is `{"error": "..."}` (GUIDE D16); every request is logged (spec §1.6);
- * every endpoint is behind the bearer token when one is configured (spec §5).
+ * Every non-2xx reply is `{"error": "..."}` (docs/design.md D16); every request is logged (spec
+ * §1.6); every endpoint is behind the bearer token when one is configured (spec §5).
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 

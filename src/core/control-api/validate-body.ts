@@ -1,7 +1,7 @@
 /**
  * Request bodies are checked against the contract schemas here rather than by Fastify's Ajv,
- * which coerces types ("12" → 12); GUIDE D18 wants wrong types refused, never coerced. The first
- * problem is reported naming its field.
+ * which coerces types ("12" → 12); docs/design.md D18 wants wrong types refused, never coerced. The
+ * first problem is reported naming its field.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler, ValueErrorType } from '@sinclair/typebox/compiler';

@@ -1,4 +1,4 @@
-/** GUIDE D25's fallback: the slots an engine was started with, read from its argv. */
+/** docs/design.md D25's fallback: the slots an engine was started with, read from its argv. */
 import { describe, expect, it } from 'vitest';
 
 import { buildCommand } from './build-command.ts';

@@ -1,6 +1,6 @@
 /**
- * The request slots an engine was started with, read from its own command line (GUIDE D25: the
- * fallback where the engine does not report its slots). A Svcfile's PARALLEL, a deploy config's
+ * The request slots an engine was started with, read from its own command line (docs/design.md D25:
+ * the fallback where the engine does not report its slots). A Svcfile's PARALLEL, a deploy config's
  * `parallel`, a preset's `np` and verbatim serveArgs all end up in the argv, and the engine takes
  * the last value of its slot flag in whichever spelling, so that is the value read here. Pure.
  */

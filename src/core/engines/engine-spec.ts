@@ -10,7 +10,9 @@ export interface SettingEntry {
   readonly value: string;
 }
 
-/** docs/design.md D31: what `PROVIDER command` runs, from the Svcfile's COMMAND, HEALTH and STOP. */
+/**
+ * docs/design.md D31: what `PROVIDER command` runs, from the Svcfile's COMMAND, HEALTH and STOP.
+ */
 export interface CommandSpec {
   /** COMMAND as split (never run by a shell), `${PORT}` still unreplaced. */
   readonly argv: readonly string[];
@@ -54,6 +56,6 @@ export interface EngineSpec {
   readonly command?: CommandSpec;
   /** ENGINE: the engine's executable by path in place of the one on PATH (llamacpp only). */
   readonly binary?: string;
-  /** Supervised runs switch the engine's metrics endpoint on (spec §1.4, GUIDE D3). */
+  /** Supervised runs switch the engine's metrics endpoint on (spec §1.4, docs/design.md D3). */
   readonly supervised?: boolean;
 }

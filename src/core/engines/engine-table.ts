@@ -55,7 +55,10 @@ export interface EngineDefinition {
   readonly slotSaveFlag?: string;
   /** Prometheus dialect of the engine's /metrics; absent: no Prometheus endpoint. */
   readonly metrics?: 'llamacpp' | 'vllm';
-  /** GUIDE D25: where the engine reports its request slots as JSON `total_slots`; absent: nowhere. */
+  /**
+   * docs/design.md D25: where the engine reports its request slots as JSON `total_slots`; absent:
+   * nowhere.
+   */
   readonly propsPath?: string;
   /** Readiness convention; absent: none known (ready stays absent, spec §2.1). */
   readonly health?: { readonly path: string; readonly readyWhen: '200' | '200-json-ok' };
@@ -147,7 +150,9 @@ const LLAMACPP_BOOLEANS = new Set([
 
 const PASS_THROUGH: Dialect = { aliases: {}, booleans: new Set() };
 
-/** llama.cpp: a hub repo goes to -hf, anything path-like or ending .gguf to -m (GUIDE D2). */
+/**
+ * llama.cpp: a hub repo goes to -hf, anything path-like or ending .gguf to -m (docs/design.md D2).
+ */
 export function isModelPath(model: string): boolean {
   const lower = model.toLowerCase();
   return (
@@ -257,7 +262,7 @@ export const ENGINES: Readonly<
     scalesContextByParallel: false,
     host: plain('--host'),
     port: plain('--port'),
-    // GUIDE D9: gated through --api-key-file, written before launch.
+    // docs/design.md D9: gated through --api-key-file, written before launch.
     keyFileFlag: '--api-key-file',
     health: { path: '/health', readyWhen: '200-json-ok' },
     defaultHost: '127.0.0.1',

@@ -139,7 +139,7 @@ describe('deploy config → command (spec §2.7)', () => {
     expect(args).not.toContain('--api-key');
   });
 
-  it('refuses a key for vLLM, which has no key-file option (spec §5 rule 5, GUIDE D9)', () => {
+  it('refuses a key for vLLM, which has no key-file option (spec §5 rule 5, docs/design.md D9)', () => {
     const error = refusal({ runner: 'vllm', modelId: 'o/m' }, '/state/engine-api-key');
     expect(error.code).toBe('ERR_DEPLOY_CONFIG');
     expect(error.message).toContain('vllm cannot be gated with an API key');

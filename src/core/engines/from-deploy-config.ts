@@ -92,7 +92,8 @@ export function specFromDeployConfig(
   extraSettings.push(...companionSettings(config, problems));
 
   if (options.keyFile !== undefined && engine.keyFileFlag === undefined) {
-    // spec §5 rule 5, GUIDE D9: never hand a key over on a command line any local user can read.
+    // spec §5 rule 5, docs/design.md D9: never hand a key over on a command line any local user can
+    // read.
     problems.push(
       `engineApiKey: ${config.runner} cannot be gated with an API key: it has no option to read one from a file, and svc will not pass a key on a command line`,
     );

@@ -1,7 +1,7 @@
 /**
  * Finds an engine's executable: each of its names on PATH, then its fixed install locations
  * (oMLX's app bundle). "A runner this host cannot serve" is one whose binary is not found here
- * (GUIDE D6).
+ * (docs/design.md D6).
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
@@ -66,9 +66,10 @@ export function locateBinary(
 }
 
 /**
- * The executable as `--dry-run` prints it (GUIDE D3: exactly what would run): the bare name when a
- * shell would find that very file under it on PATH, so the line stays copy-pastable; otherwise
- * the resolved path (another of the engine's names, oMLX's app bundle). Not found: the bare name.
+ * The executable as `--dry-run` prints it (docs/design.md D3: exactly what would run): the bare
+ * name when a shell would find that very file under it on PATH, so the line stays copy-pastable;
+ * otherwise the resolved path (another of the engine's names, oMLX's app bundle). Not found: the
+ * bare name.
  */
 export function printedBinary(
   runner: Runner,

@@ -1,4 +1,7 @@
-/** CORS (GUIDE D22): any origin by default, the fleet file's list restricts, preflights allow the SDK's headers. */
+/**
+ * CORS (docs/design.md D22): any origin by default, the fleet file's list restricts, preflights
+ * allow the SDK's headers.
+ */
 import { describe, expect, it } from 'vitest';
 
 import { corsHeaders, corsOrigins, preflightHeaders } from './cors.ts';

@@ -1,8 +1,8 @@
 /**
- * CORS for browser clients (GUIDE D22), pure: preflights are answered without the token, and
- * every reply to a request carrying `Origin` says which origin may read it. Any origin is allowed
- * by default (the token is a bearer header, never an ambient cookie, so a page cannot borrow
- * it); the fleet file's `gateway.cors` list restricts them.
+ * CORS for browser clients (docs/design.md D22), pure: preflights are answered without the token,
+ * and every reply to a request carrying `Origin` says which origin may read it. Any origin is
+ * allowed by default (the token is a bearer header, never an ambient cookie, so a page cannot
+ * borrow it); the fleet file's `gateway.cors` list restricts them.
  */
 
 /** Headers browsers may not read unless named: where the request went and how long it took. */

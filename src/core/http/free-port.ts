@@ -1,6 +1,7 @@
 /**
- * A port nothing listens on at 127.0.0.1 now, for an engine whose project file names none (GUIDE
- * D27): the kernel picks it (port 0) and it is let go at once, for the engine to bind.
+ * A port nothing listens on at 127.0.0.1 now, for an engine whose project file names none
+ * (docs/design.md D27): the kernel picks it (port 0) and it is let go at once, for the engine to
+ * bind.
  */
 import { createServer } from 'node:net';
 

@@ -1,4 +1,4 @@
-/** Gateway refusals are OpenAI-shaped with the status GUIDE D19 gives them. */
+/** Gateway refusals are OpenAI-shaped with the status docs/design.md D19 gives them. */
 import { describe, expect, it } from 'vitest';
 
 import { errorBody, errorHeaders, GatewayError } from './gateway-error.ts';

@@ -1,7 +1,7 @@
 /**
  * A gateway refusal: an HTTP status, a message that names the node (spec §4.2, §7) and an
- * OpenAI error `code`, sent OpenAI-shaped (GUIDE D19) so clients built for OpenAI show it and
- * decide about retrying from the status: `{"error": {"message", "type", "code"}}`.
+ * OpenAI error `code`, sent OpenAI-shaped (docs/design.md D19) so clients built for OpenAI show it
+ * and decide about retrying from the status: `{"error": {"message", "type", "code"}}`.
  */
 
 /** The `code` of every refusal the gateway makes itself; OpenAI's own names where one exists. */
@@ -30,7 +30,9 @@ export type GatewayErrorCode =
 
 export interface GatewayErrorOptions {
   readonly code?: GatewayErrorCode;
-  /** Seconds after which a retry may succeed; set only where retrying can help (GUIDE D19). */
+  /**
+   * Seconds after which a retry may succeed; set only where retrying can help (docs/design.md D19).
+   */
   readonly retryAfterSeconds?: number;
 }
 
@@ -46,7 +48,7 @@ export function errorType(status: number, code?: GatewayErrorCode): string {
     return 'authentication_error';
   }
   if (status === 429) {
-    // GUIDE D25: a full queue is a rate limit, as OpenAI's own 429s are typed.
+    // docs/design.md D25: a full queue is a rate limit, as OpenAI's own 429s are typed.
     return 'rate_limit_error';
   }
   return status >= 500 ? 'server_error' : 'invalid_request_error';
@@ -87,7 +89,7 @@ export class GatewayError extends Error {
   }
 }
 
-/** The OpenAI-shaped body of a refusal (GUIDE D19). */
+/** The OpenAI-shaped body of a refusal (docs/design.md D19). */
 export function errorBody(error: GatewayError): string {
   return JSON.stringify({
     error: { message: error.message, type: errorType(error.status, error.code), code: error.code },

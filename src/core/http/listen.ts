@@ -1,7 +1,7 @@
 /**
  * Binds an HTTP server to a parsed listen address and reports the address it really got, so a
- * listener on port 0 can tell tests and scripts where it is (GUIDE "Names": every listen flag
- * accepts port 0 and the process prints what it bound).
+ * listener on port 0 can tell tests and scripts where it is (docs/design.md "Names": every listen
+ * flag accepts port 0 and the process prints what it bound).
  */
 import type { Server } from 'node:http';
 

@@ -1,7 +1,8 @@
 /**
  * One read of an engine's Prometheus endpoint (spec §3): its token counters and, where its
- * dialect has them, the requests in its slots (GUIDE D25 `busy`), or why they could not be read.
- * The sampler's ticks, its ready-time read and a metrics request's refresh all read through here.
+ * dialect has them, the requests in its slots (docs/design.md D25 `busy`), or why they could not be
+ * read. The sampler's ticks, its ready-time read and a metrics request's refresh all read through
+ * here.
  */
 import { request } from 'undici';
 

@@ -1,4 +1,6 @@
-/** GUIDE D25 `busy`: the requests in the engine's slots at a scrape, per metrics dialect. */
+/**
+ * docs/design.md D25 `busy`: the requests in the engine's slots at a scrape, per metrics dialect.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -10,7 +10,10 @@ export type MetricsDialect = 'llamacpp' | 'vllm';
 
 interface DialectNames {
   readonly running: readonly string[];
-  /** GUIDE D25 `busy`: requests the engine is decoding now (queued ones are not in a slot yet). */
+  /**
+   * docs/design.md D25 `busy`: requests the engine is decoding now (queued ones are not in a slot
+   * yet).
+   */
   readonly busy: string;
   readonly prompt: string;
   readonly generation: string;
@@ -90,7 +93,10 @@ export function tokenStats(
   };
 }
 
-/** GUIDE D25: the requests in the engine's slots at this scrape, or undefined when not reported. */
+/**
+ * docs/design.md D25: the requests in the engine's slots at this scrape, or undefined when not
+ * reported.
+ */
 export function busyOf(
   dialect: MetricsDialect,
   samples: readonly PromSample[],

@@ -1,4 +1,4 @@
-/** GUIDE D25 `slots`: llama-server's own count, from its /props reply. */
+/** docs/design.md D25 `slots`: llama-server's own count, from its /props reply. */
 import { describe, expect, it } from 'vitest';
 
 import { serveLoopback } from '../../../test/support/http/http-server.ts';

@@ -1,6 +1,6 @@
 /**
- * The engine's own count of request slots (GUIDE D25): llama-server answers `GET /props` with
- * JSON whose `total_slots` is the number of requests it decodes at once, whatever `--parallel`
+ * The engine's own count of request slots (docs/design.md D25): llama-server answers `GET /props`
+ * with JSON whose `total_slots` is the number of requests it decodes at once, whatever `--parallel`
  * said (its `-1` lets the engine choose). Asked once the engine is ready, once per engine start.
  */
 import { request } from 'undici';

@@ -68,7 +68,7 @@ describe('Sampler readiness watch', () => {
   });
 });
 
-describe('Sampler engine slots (GUIDE D25)', () => {
+describe('Sampler engine slots (docs/design.md D25)', () => {
   const run = { runner: 'llamacpp', startedAt: new Date(0), endpoint: { port: 1 } };
 
   it('asks for the slots when the engine turns ready, before reporting it ready', async () => {
@@ -165,7 +165,7 @@ describe('Sampler engine slots (GUIDE D25)', () => {
   });
 });
 
-describe('Sampler busy at readiness (GUIDE D25)', () => {
+describe('Sampler busy at readiness (docs/design.md D25)', () => {
   it("reads the counters when the engine turns ready, so a ready engine's busy is known", async () => {
     const record = new StateRecord();
     record.started({ runner: 'llamacpp', startedAt: new Date(0), endpoint: { port: 1 } });
@@ -204,7 +204,7 @@ describe('Sampler busy at readiness (GUIDE D25)', () => {
   });
 });
 
-describe('Sampler counter readings in order (GUIDE D25)', () => {
+describe('Sampler counter readings in order (docs/design.md D25)', () => {
   it("never lets a tick's older counter reading overwrite the newer one read at readiness", async () => {
     const record = new StateRecord();
     record.started({ runner: 'llamacpp', startedAt: new Date(0), endpoint: { port: 1 } });

@@ -10,9 +10,9 @@
  * held for it goes through) within a fraction of a second of its engine answering, not at the
  * next tick; once ready, the ticks take over again.
  *
- * GUIDE D25: the engine's own slot count is asked once per engine start, as soon as it is ready
- * (before it is reported ready, so a ready engine already has its slots), and again at the next
- * tick only when that failed; each scrape's requests in flight become status's `busy`. The
+ * docs/design.md D25: the engine's own slot count is asked once per engine start, as soon as it is
+ * ready (before it is reported ready, so a ready engine already has its slots), and again at the
+ * next tick only when that failed; each scrape's requests in flight become status's `busy`. The
  * counters are read then too: the first tick runs as the engine starts, usually before it
  * answers (a model takes seconds to load), so without that read a ready engine's `busy` stayed
  * unknown (`?/4`) until the next tick, up to an interval later.
@@ -64,7 +64,7 @@ export class Sampler {
   private readonly checkReady: typeof checkReadiness;
   private readonly engineSlots: typeof readEngineSlots;
   private readonly counters: typeof readEngineCounters;
-  /** The engine whose slots have been read (GUIDE D25: once per engine start). */
+  /** The engine whose slots have been read (docs/design.md D25: once per engine start). */
   private slotsOf: SampleTarget | undefined;
   /** Counts readiness answers from the fast poll; a tick's older answer never overwrites a newer one. */
   private readinessSeen = 0;
@@ -171,7 +171,7 @@ export class Sampler {
   /**
    * A counter reading into the record, unless another was stored since this one was asked for:
    * a tick's read that failed while the engine loaded, landing after its slow host reads, would
-   * otherwise erase the busy read at readiness (GUIDE D25).
+   * otherwise erase the busy read at readiness (docs/design.md D25).
    */
   private observeCounters(seen: number, counters: EngineCounters, at: Date): void {
     if (seen !== this.countersSeen) {

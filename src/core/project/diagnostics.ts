@@ -1,6 +1,6 @@
 /**
  * Parse and resolve stages return every problem at once instead of throwing on the first
- * (GUIDE "Parse → resolve → validate"); the command turns the list into one user error.
+ * (docs/design.md "Shape of the code"); the command turns the list into one user error.
  */
 import { type ErrorCode, SvcError } from '../errors.ts';
 

@@ -2,7 +2,7 @@
  * A BASEURL's path is where clients find the engine's OpenAI-compatible API (spec §2.2 `path`):
  * never an engine flag, but carried to the status's `engine.path` whichever way the engine is
  * started: `serve` from the Svcfile, or a daemon from the deploy config the fleet derives
- * (GUIDE D23 extension `enginePath`).
+ * (docs/design.md D23 extension `enginePath`).
  */
 import { describe, expect, it } from 'vitest';
 

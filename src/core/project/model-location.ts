@@ -21,7 +21,7 @@ export function modelLocation(model: string, provider: string, origin: Origin): 
     return model;
   }
   // `./x` and `../x` are paths for every engine; llama.cpp also reads `models/x.gguf` as one
-  // (GUIDE D2), while for vLLM and MTPLX `org/model` is a hub repo.
+  // (docs/design.md D2), while for vLLM and MTPLX `org/model` is a hub repo.
   const explicit = /^\.\.?(?:[\\/]|$)/.test(model);
   const relative = explicit || (provider === 'llamacpp' && isModelPath(model));
   return relative ? resolve(dirname(origin.path), model) : model;

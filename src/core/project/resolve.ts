@@ -14,7 +14,10 @@ export interface ResolveInputs {
   readonly project: RawProject;
   /** The parsed preset and where it came from, when the Svcfile names one. */
   readonly preset?: { readonly preset: Preset; readonly source: string };
-  /** GUIDE D3: the daemon, `serve --api` and `serve` with its view switch engine metrics on. */
+  /**
+   * docs/design.md D3: the daemon, `serve --api` and `serve` with its view switch engine metrics
+   * on.
+   */
   readonly supervised: boolean;
 }
 

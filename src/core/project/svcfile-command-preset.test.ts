@@ -54,7 +54,7 @@ describe('llamacpp with a preset (spec §1.4)', () => {
     ['model = /m/a.gguf', 'MODEL org/b', 'llama-server -hf org/b --temp 1'],
     ['hf = org/a', 'MODEL org/b:Q8_0', 'llama-server -hf org/b:Q8_0 --temp 1'],
   ])(
-    'GUIDE D2: MODEL replaces the preset %s, never emitting a model flag twice',
+    'docs/design.md D2: MODEL replaces the preset %s, never emitting a model flag twice',
     (entry, model, expected) => {
       expect(
         command(

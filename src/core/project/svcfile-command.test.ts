@@ -126,7 +126,7 @@ describe('PARALLEL translation (spec §1.3)', () => {
   });
 });
 
-describe('supervised runs (spec §1.4, GUIDE D3)', () => {
+describe('supervised runs (spec §1.4, docs/design.md D3)', () => {
   it('switch llama.cpp metrics on at the end, once', () => {
     expect(command(lines('PROVIDER llamacpp', 'MODEL o/m'), undefined, true)).toBe(
       'llama-server -hf o/m --metrics',

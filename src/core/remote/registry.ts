@@ -47,7 +47,10 @@ export function registryPath(configDir: string, name: string): string {
   return join(configDir, 'remotes', name, 'remote.json');
 }
 
-/** The entry parsed and checked: strings only, known keys only (GUIDE D20), URLs that parse. */
+/**
+ * The entry parsed and checked: strings only, known keys only (docs/design.md D20), URLs that
+ * parse.
+ */
 export function parseRegistryEntry(text: string, path: string): RegistryEntry {
   let data: unknown;
   try {

@@ -1,9 +1,9 @@
 /**
- * SigV4 signing of control-plane calls with AWS's own libraries (GUIDE "Stack"): service `lambda`,
- * `x-amz-content-sha256` over the body (the empty-string hash with none), credentials from the
- * standard chain (environment, shared config and credentials files, SSO, web identity, container
- * and instance roles). The libraries load on the first remote call only, so `svc --version` and
- * a gateway with no remote node never pay for them.
+ * SigV4 signing of control-plane calls with AWS's own libraries (docs/design.md "Stack"): service
+ * `lambda`, `x-amz-content-sha256` over the body (the empty-string hash with none), credentials
+ * from the standard chain (environment, shared config and credentials files, SSO, web identity,
+ * container and instance roles). The libraries load on the first remote call only, so `svc
+ * --version` and a gateway with no remote node never pay for them.
  */
 
 export interface SignInput {

@@ -146,7 +146,7 @@ describe('logQueryOf', () => {
     [{ offset: '' }, 'offset must be a whole number'],
     [{ limit: '99999999999999999999' }, 'limit must be a whole number'],
     [{ offset: ['1', '2'] }, 'offset must be a whole number'],
-  ])('refuses %j (GUIDE D11)', (query, refusal) => {
+  ])('refuses %j (docs/design.md D11)', (query, refusal) => {
     expect(logQueryOf(query)).toEqual({ refusal });
   });
 });

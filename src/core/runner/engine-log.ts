@@ -7,7 +7,7 @@ import { open } from 'node:fs/promises';
 
 import type { LogsResponse } from '../contract/schemas.ts';
 
-/** GUIDE D11 and spec §8: 64 KiB when no limit is asked, never more than 256 KiB. */
+/** docs/design.md D11 and spec §8: 64 KiB when no limit is asked, never more than 256 KiB. */
 export const DEFAULT_LOG_SLICE = 64 * 1024;
 export const MAX_LOG_SLICE = 256 * 1024;
 
@@ -18,7 +18,7 @@ export interface LogRead {
   readonly limit?: number;
 }
 
-/** A logs route's query read (GUIDE D11), or the 400's message naming the parameter. */
+/** A logs route's query read (docs/design.md D11), or the 400's message naming the parameter. */
 export type LogQuery = { readonly read: LogRead } | { readonly refusal: string };
 
 /** spec §4.1 rule 5: a whole number ≥ minimum, the refusal naming the parameter, or absent. */
@@ -41,7 +41,7 @@ function queryInteger(
 /**
  * `offset` and `limit` as every logs route takes them (the daemon's, the gateway's per node): a
  * value that is not one whole number (a repeated parameter included), a negative offset or a
- * limit below 1 is refused (GUIDE D11); a large limit is capped later, silently.
+ * limit below 1 is refused (docs/design.md D11); a large limit is capped later, silently.
  */
 export function logQueryOf(query: Readonly<Record<string, unknown>>): LogQuery {
   const offset = queryInteger(query, 'offset', 0);

@@ -1,7 +1,7 @@
 /**
  * The engine process against a fake watchdog and a fake clock: the start window (spec §3), and a
- * stop that sends SIGTERM, then SIGKILL once the grace period has passed (GUIDE D10). No process
- * is started and no time is waited for.
+ * stop that sends SIGTERM, then SIGKILL once the grace period has passed (docs/design.md D10). No
+ * process is started and no time is waited for.
  */
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
@@ -133,7 +133,7 @@ describe('engine process start', () => {
   });
 });
 
-describe('engine process stop (GUIDE D10)', () => {
+describe('engine process stop (docs/design.md D10)', () => {
   it('sends SIGTERM only, when the engine ends within the grace period', async () => {
     const h = harness({ SIGTERM: 'exits' });
     const engine = await started(h);

@@ -3,7 +3,7 @@
  * process group dies with svc, however svc ends. Engine stdout and stderr go straight to the
  * engine log (the descriptor is the engine's own, so nothing is lost if svc dies), or are copied
  * or forwarded by svc. A requested stop signals the engine's group: SIGTERM, then SIGKILL after
- * the grace period (GUIDE D10).
+ * the grace period (docs/design.md D10).
  */
 import { spawn, type SpawnOptions, type StdioOptions } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
@@ -52,7 +52,8 @@ export const KILL_WAIT_MS = 5_000;
 /**
  * Where engine output goes. `log`: the engine writes the log file itself (daemon, serve's view).
  * `log+forward`: svc copies each chunk to the log and to its own stdout/stderr (`serve --api` off a
- * terminal). `forward`: the engine shares svc's stdout/stderr (a plain piped `serve`, GUIDE D4).
+ * terminal). `forward`: the engine shares svc's stdout/stderr (a plain piped `serve`,
+ * docs/design.md D4).
  */
 export type EngineOutput =
   | { readonly kind: 'log'; readonly path: string }

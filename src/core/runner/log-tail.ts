@@ -1,7 +1,7 @@
 /**
- * The engine's last log lines, for a failed start's 400 and a crash's `lastExit` (GUIDE D23):
- * only what this run wrote (the log is never rotated, so earlier runs' lines precede it), each
- * line cut to a sane width, and every known secret (the engine key, the API token) replaced by
+ * The engine's last log lines, for a failed start's 400 and a crash's `lastExit` (docs/design.md
+ * D23): only what this run wrote (the log is never rotated, so earlier runs' lines precede it),
+ * each line cut to a sane width, and every known secret (the engine key, the API token) replaced by
  * `***` before a line leaves the daemon.
  */
 import { open, stat } from 'node:fs/promises';

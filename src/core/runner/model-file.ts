@@ -1,9 +1,9 @@
 /**
  * A local model file that is not there fails the start before anything is spawned (a 400 that
  * names it), rather than as an engine that dies a moment after the start window. Only llama.cpp
- * takes a file path (`-m`, `--model`, GUIDE D2); the other engines take repo ids or directories
- * they resolve themselves. Relative paths resolve against svc's working directory, as the engine
- * would resolve them.
+ * takes a file path (`-m`, `--model`, docs/design.md D2); the other engines take repo ids or
+ * directories they resolve themselves. Relative paths resolve against svc's working directory, as
+ * the engine would resolve them.
  */
 import { existsSync } from 'node:fs';
 

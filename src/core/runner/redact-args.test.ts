@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { redactArgs } from './redact-args.ts';
 
-describe('redactArgs (GUIDE D5)', () => {
+describe('redactArgs (docs/design.md D5)', () => {
   it('masks the values of secret-bearing flags and keeps everything else', () => {
     expect(
       redactArgs([

@@ -1,6 +1,12 @@
-/** The engine command line as logged at debug (GUIDE D5): secret-bearing flag values masked. */
+/**
+ * The engine command line as logged at debug (docs/design.md D5): secret-bearing flag values
+ * masked.
+ */
 
-/** GUIDE D5: flags whose value may be a secret: --api-key, --hf-token, -hft, any name with token or key. */
+/**
+ * docs/design.md D5: flags whose value may be a secret: --api-key, --hf-token, -hft, any name with
+ * token or key.
+ */
 export function isSecretFlag(flag: string): boolean {
   if (!flag.startsWith('-')) {
     return false;

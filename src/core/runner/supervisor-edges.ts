@@ -25,7 +25,7 @@ const START_PROBE_TIMEOUT_MS = 500;
 export interface SupervisorEdges {
   readonly now: () => Date;
   readonly startEngine: (options: EngineProcessOptions) => Promise<EngineProcess>;
-  /** The engine binary on `pathVariable`, or undefined (GUIDE D6). */
+  /** The engine binary on `pathVariable`, or undefined (docs/design.md D6). */
   readonly locateBinary: (
     runner: Runner,
     pathVariable: string | undefined,

@@ -1,9 +1,9 @@
 /**
  * The supervisor's rules against a fake engine: an unprompted exit is a crash, kept with its exit
- * code or signal and its last lines (GUIDE D7, D23); a failed start quotes the engine's last lines
- * and changes nothing (spec §3); a stop escalates to SIGKILL after the grace period (GUIDE D10)
- * and is still a stop. The engine log is a real file in a temp dir; no process is started and no
- * time is waited for.
+ * code or signal and its last lines (docs/design.md D7, D23); a failed start quotes the engine's
+ * last lines and changes nothing (spec §3); a stop escalates to SIGKILL after the grace period
+ * (docs/design.md D10) and is still a stop. The engine log is a real file in a temp dir; no process
+ * is started and no time is waited for.
  */
 import { EventEmitter } from 'node:events';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -113,7 +113,7 @@ function harness(output: EngineOutput, startEngine: SupervisorEdges['startEngine
   return { supervisor, record, lines, pidRecords, pidPath, exitHeard };
 }
 
-describe('Supervisor crash recording (GUIDE D7)', () => {
+describe('Supervisor crash recording (docs/design.md D7)', () => {
   it('records an engine that exits on its own as crashed, with its exit code and last lines', async () => {
     const path = await logWithEarlierRun();
     const engine = fakeEngine(4321);
@@ -230,7 +230,7 @@ describe('Supervisor start failure (spec §3)', () => {
   });
 });
 
-describe('Supervisor stop (GUIDE D10)', () => {
+describe('Supervisor stop (docs/design.md D10)', () => {
   it('escalates to SIGKILL after the grace period, and records a stop, not a crash', async () => {
     // The real engine process over a fake watchdog that ignores SIGTERM.
     const clock = new FakeClock();
@@ -286,7 +286,7 @@ describe('Supervisor stop (GUIDE D10)', () => {
   });
 });
 
-describe('Supervisor slots (GUIDE D25)', () => {
+describe('Supervisor slots (docs/design.md D25)', () => {
   it('records the slots the engine was started with: the last in its argv, verbatim args too', async () => {
     const engine = fakeEngine(4400);
     const h = harness({ kind: 'log', path: await logWithEarlierRun() }, () =>

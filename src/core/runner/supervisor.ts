@@ -62,7 +62,7 @@ export interface Launch {
   readonly commit?: () => Promise<void>;
   /**
    * This start's environment in place of the supervisor's (PATH included): a local node's engine
-   * runs with what `svc serve` would give it from the node's Svcfile (GUIDE D27). Never logged.
+   * runs with what `svc serve` would give it from the Svcfile (docs/design.md D27). Never logged.
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
@@ -247,8 +247,8 @@ export class Supervisor {
       this.options.record.ended('stopped', undefined, exit.code ?? undefined);
       this.options.logger.info('engine exited', { exit: describeExit(exit) });
     } else {
-      // GUIDE D7: any unprompted exit is a crash, whatever its code; never restarted. GUIDE D23:
-      // status keeps how it ended, with the last lines it wrote, until the next start.
+      // docs/design.md D7: any unprompted exit is a crash, whatever its code; never restarted.
+      // D23: status keeps how it ended, with the last lines it wrote, until the next start.
       const at = this.edges.now();
       const logTail = await this.lastLines(CRASH_TAIL_LINES).catch(() => []);
       this.options.record.ended('crashed', {
@@ -268,7 +268,7 @@ export class Supervisor {
   }
 
   /** Idempotent: 200 when nothing runs. Throws ERR_ENGINE_STUCK (500) if the engine survives SIGKILL. */
-  // A graceful stop saves a keepCache engine's slots first; a forced one does not (docs/design.md D32).
+  // A graceful stop saves a keepCache engine's slots first, a forced one not (docs/design.md D32).
   async stop(options: { force?: boolean } = {}): Promise<void> {
     const engine = this.engine;
     if (engine === undefined) {

@@ -93,7 +93,7 @@ describe('the state record (spec §2.1, §2.4, §3)', () => {
   });
 });
 
-describe('lastExit (GUIDE D23)', () => {
+describe('lastExit (docs/design.md D23)', () => {
   const run = { runner: 'llamacpp', startedAt: new Date(0), endpoint: { port: 1 } };
   const lastExit = { exitCode: 3, at: '2026-11-23T10:00:00.000Z', logTail: ['boom'] };
 
@@ -129,7 +129,7 @@ describe('lastExit (GUIDE D23)', () => {
   });
 });
 
-describe('slots and busy (GUIDE D25)', () => {
+describe('slots and busy (docs/design.md D25)', () => {
   const stated: EngineRun = { ...run, slots: 2 };
 
   it("reports the engine's own slots over the stated ones, and busy from the last scrape", () => {

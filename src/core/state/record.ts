@@ -25,7 +25,7 @@ export interface EngineRun {
   readonly startedAt: Date;
   readonly endpoint: EngineEndpoint;
   readonly logPath?: string;
-  /** The slots the engine was started with, where its command line states them (GUIDE D25). */
+  /** The slots its command line states, if it does (docs/design.md D25). */
   readonly slots?: number;
   /** docs/design.md D32: what the start restored of the prompt cache kept by `keepCache`. */
   readonly cacheRestore?: CacheRestore;
@@ -50,16 +50,16 @@ export interface RecordSnapshot {
   readonly tokens?: TokenStats;
   /** Why the last counter read failed, when it did. */
   readonly tokensError?: string;
-  /** GUIDE D25: the slots the engine itself reported once ready; over the run's stated ones. */
+  /** docs/design.md D25: the slots the engine reported once ready; over the stated ones. */
   readonly engineSlots?: number;
-  /** GUIDE D25: requests in the engine's slots at the last scrape; unknown after a failed one. */
+  /** docs/design.md D25: requests in its slots at the last scrape; unknown after a failed one. */
   readonly busy?: number;
   readonly host?: HostReading;
   /** When the last host reading was taken (the view shows an old one with its age). */
   readonly sampledAt?: Date;
   /** Kept across a stop, cleared when the next engine starts (spec §2.4). */
   readonly history: readonly HistorySample[];
-  /** How a crashed engine ended (GUIDE D23); cleared when the next engine starts. */
+  /** How a crashed engine ended (docs/design.md D23); cleared when the next engine starts. */
   readonly lastExit?: LastExit;
 }
 
@@ -95,7 +95,8 @@ export class StateRecord {
 
   /**
    * Stopped on request or crashed; the last run, lastActiveAt and history stay; live readings go.
-   * A crash carries its `lastExit` record (GUIDE D7: the exit code or signal is kept for status).
+   * A crash carries its `lastExit` record (docs/design.md D7: the exit code or signal is kept for
+   * status).
    */
   ended(state: 'stopped' | 'crashed', lastExit?: LastExit, exitCode?: number): void {
     const {
@@ -125,7 +126,7 @@ export class StateRecord {
   /**
    * A counter reading, from the sampler or from a metrics request alike (spec §3): activity when
    * requests are in flight or the counter moved since the previous reading. `busy` is that
-   * scrape's GUIDE D25 reading; a scrape without one leaves it unknown.
+   * scrape's docs/design.md D25 reading; a scrape without one leaves it unknown.
    */
   observeTokens(
     tokens: TokenStats | undefined,
@@ -188,7 +189,7 @@ export class StateRecord {
     };
   }
 
-  /** GUIDE D25: the slots the running engine reported (llama.cpp's /props), once per start. */
+  /** docs/design.md D25: the slots the running engine reported (/props), once per start. */
   setEngineSlots(slots: number): void {
     if (this.current.state === 'running') {
       this.current = { ...this.current, engineSlots: slots };
@@ -226,7 +227,7 @@ function activity(
   };
 }
 
-/** GUIDE D25: slots (the engine's own count, else the stated one) and busy, while running. */
+/** docs/design.md D25: slots (the engine's count, else the stated one) and busy, while running. */
 function capacity(snapshot: RecordSnapshot): { slots?: number; busy?: number } {
   if (snapshot.state !== 'running') {
     return {};

@@ -3,8 +3,8 @@
  * frames that layout.ts computed. Each row is written at its own position and only rows that
  * changed are rewritten. `restore()` puts the terminal back and is also registered on process
  * exit, so no exit path leaves the terminal in raw mode or on the alternate screen. Each view
- * brings its own key decoder (its key table), so one driver serves them all (GUIDE: one small
- * ANSI driver shared by every view).
+ * brings its own key decoder (its key table), so one driver serves them all (docs/design.md "Shape
+ * of the code": one small ANSI driver shared by every view).
  */
 import { writeSync } from 'node:fs';
 import type { ReadStream, WriteStream } from 'node:tty';

@@ -62,7 +62,7 @@ export async function runDashboard(command: DashboardCommand): Promise<number> {
     }
     refreshing = true;
     try {
-      // The queue lives only in the gateway (GUIDE D25): asked beside the nodes.
+      // The queue lives only in the gateway (docs/design.md D25): asked beside the nodes.
       const [entries, gateway] = await Promise.all([
         readMetrics(fleet, fleet.nodes, driver, previous, Date.now),
         askGateway(fleet, variables),
@@ -181,7 +181,8 @@ export async function runDashboard(command: DashboardCommand): Promise<number> {
   render();
   void refresh();
   try {
-    // q, Ctrl+C (raw mode turns it into a key) or a signal from outside: a clean exit (GUIDE D17).
+    // q, Ctrl+C (raw mode turns it into a key) or a signal from outside: a clean exit
+    // (docs/design.md D17).
     await Promise.race([quitting, nextShutdownSignal()]);
   } finally {
     clearInterval(refreshTimer);

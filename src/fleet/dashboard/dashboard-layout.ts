@@ -1,9 +1,9 @@
 /**
  * The fleet dashboard as a pure function: (state, columns, rows) → exactly `rows` lines, each
  * exactly `columns` wide, drawn with the serve view's blocks (src/core/view). The list screen has
- * a row per node: state, readiness, busy/slots (GUIDE D25), model, last active, tokens/s, GPU and
- * memory gauges; the title names what waits in the gateway's queue. The detail screen shows one
- * node's metrics section (the serve view's) above its recent log.
+ * a row per node: state, readiness, busy/slots (docs/design.md D25), model, last active, tokens/s,
+ * GPU and memory gauges; the title names what waits in the gateway's queue. The detail screen shows
+ * one node's metrics section (the serve view's) above its recent log.
  */
 import type { NodeStats } from '../../core/fleet/drivers/node-driver.ts';
 import { capacityOf, capacityText } from '../../core/fleet/state/capacity.ts';

@@ -25,7 +25,7 @@ const STATE: DashboardState = {
           servedName: 'tiny',
           lastActiveAt: '2026-11-23T09:59:00.000Z',
           memory: { used: 4, total: 16 },
-          // GUIDE D25, where the node reports them.
+          // docs/design.md D25, where the node reports them.
           ...{ slots: 2, busy: 1 },
           gpus: [{ index: 0, utilization: 50, memoryUsed: 3, memoryTotal: 4 }],
         },

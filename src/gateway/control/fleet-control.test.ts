@@ -168,7 +168,7 @@ describe('controlNode', () => {
   });
 });
 
-describe('controlNode: operator rights (GUIDE D28)', () => {
+describe('controlNode: operator rights (docs/design.md D28)', () => {
   it('refuses start and stop to a token that may only use the fleet: 403, calling nothing', async () => {
     const test = harness();
     for (const action of ['start', 'stop'] as const) {
@@ -190,7 +190,7 @@ describe('controlNode: operator rights (GUIDE D28)', () => {
   });
 });
 
-describe('controlNode: a busy node (GUIDE D28)', () => {
+describe('controlNode: a busy node (docs/design.md D28)', () => {
   it('refuses to stop a node with requests in flight: 409 naming how many, which models, how long', async () => {
     const test = harness();
     test.inFlight.begin('a', 'qwen');

@@ -3,9 +3,9 @@
  * (spec §2.4: readings and their history) and starting or stopping one node. Start and stop do
  * what `svc fleet start|stop` does (the config the node's own Svcfile resolves to, with its engine
  * key), and the answer is recorded as the node's snapshot so the next `/v1/fleet` shows it. Thin on
- * purpose: every node kind answers through its driver (GUIDE D21). Both are an operator's acts,
- * and a stop does not cut off requests this gateway has in flight on the node unless the operator
- * forces it (docs/design.md D28). A start goes through the scheduler like every other
+ * purpose: every node kind answers through its driver (docs/design.md D21). Both are an operator's
+ * acts, and a stop does not cut off requests this gateway has in flight on the node unless the
+ * operator forces it (docs/design.md D28). A start goes through the scheduler like every other
  * (docs/design.md D33): in a full group it waits for an idle member's swap, or is refused 409
  * `group_busy` unless forced.
  */
@@ -35,7 +35,10 @@ export type ControlView = Pick<FleetView, 'fleet' | 'source'> & {
 /** Stats calls in flight at once: the page asks every few seconds, a fleet may be large. */
 const STATS_CONCURRENCY = 16;
 
-/** The node calls the page needs: the driver's (GUIDE D21), so every node kind answers them. */
+/**
+ * The node calls the page needs: the driver's (docs/design.md D21), so every node kind answers
+ * them.
+ */
 export type NodeControlClient = Pick<NodeDriver, 'status' | 'start' | 'stop' | 'stats'>;
 
 /** `POST /v1/fleet/nodes/{name}/start|stop`: the name, then the action. */
@@ -128,7 +131,10 @@ function modelsText(models: NodeInFlight['models']): string {
   return Array.from(models, ([model, count]) => `${count} for ${model}`).join(', ');
 }
 
-/** GUIDE D28: the 409 for a stop that would cut off requests in flight or queued, naming them. */
+/**
+ * docs/design.md D28: the 409 for a stop that would cut off requests in flight or queued, naming
+ * them.
+ */
 function busyRefusal(name: string, busy: NodeInFlight | undefined, queued: number): GatewayError {
   const parts: string[] = [];
   if (busy !== undefined) {
@@ -160,7 +166,7 @@ export async function controlNode(
 ): Promise<string> {
   const { name, action } = ask;
   if (ask.rights !== 'operate') {
-    // GUIDE D28: the gateway token alone may use the fleet, not start or stop it.
+    // docs/design.md D28: the gateway token alone may use the fleet, not start or stop it.
     throw new GatewayError(
       403,
       `starting and stopping nodes needs the operator token (the fleet file's gateway.operatorTokenEnv); this token may use models and read the fleet`,

@@ -1,7 +1,7 @@
 /**
  * `GET /v1/fleet/nodes/{name}/logs`: the daemon's logs query and reply for any node through its
- * driver, operator rights where an operator token is set (GUIDE D28), every secret the fleet names
- * masked, and the refusals the other node routes make.
+ * driver, operator rights where an operator token is set (docs/design.md D28), every secret the
+ * fleet names masked, and the refusals the other node routes make.
  */
 import { describe, expect, it } from 'vitest';
 

@@ -1,15 +1,15 @@
 /**
  * `GET /v1/fleet/nodes/{name}/logs`: one slice of a node's engine log, with the query and reply of
- * the daemon's `GET /v1/logs` (spec §4.1 rule 5, §2.6, GUIDE D11), so `svc fleet logs` reaches a
- * local node's log (`<config dir>/fleets/<fleet>/nodes/<name>/engine.log`, docs/design.md D27) through
- * the gateway that runs it. Every kind answers through its driver (GUIDE D21), as `/v1/fleet/stats` does: a daemon
- * node's slice is its daemon's, asked with the node token the gateway holds; a kind with no engine
- * log (remote) is refused naming it.
+ * the daemon's `GET /v1/logs` (spec §4.1 rule 5, §2.6, docs/design.md D11), so `svc fleet logs`
+ * reaches a local node's log (`<config dir>/fleets/<fleet>/nodes/<name>/engine.log`, docs/design.md
+ * D27) through the gateway that runs it. Every kind answers through its driver (docs/design.md
+ * D21), as `/v1/fleet/stats` does: a daemon node's slice is its daemon's, asked with the node token
+ * the gateway holds; a kind with no engine log (remote) is refused naming it.
  *
  * An engine log can hold what other people's requests said, which is more than the fleet's state
  * the gateway token reads: so when an operator token is set, only it may read logs here, as only
- * it may start and stop (GUIDE D28). Every secret the fleet names (engine keys, node tokens, the
- * gateway and operator tokens) is masked in what leaves (redact-log-slice.ts).
+ * it may start and stop (docs/design.md D28). Every secret the fleet names (engine keys, node
+ * tokens, the gateway and operator tokens) is masked in what leaves (redact-log-slice.ts).
  */
 import type { LogsResponse } from '../../core/contract/schemas.ts';
 import type { FleetNodeDriver } from '../../core/fleet/drivers/node-driver.ts';
@@ -89,7 +89,8 @@ async function textBefore(
 /** `GET /v1/fleet/nodes/{name}/logs`: the node's LogsResponse, secrets masked, or a refusal. */
 export async function nodeLogs(deps: NodeLogsDeps, ask: LogsAsk): Promise<string> {
   if (ask.rights !== 'operate') {
-    // GUIDE D28: engine logs hold other callers' requests; reading them is an operator's act.
+    // docs/design.md D28: engine logs hold other callers' requests; reading them is an operator's
+    // act.
     throw new GatewayError(
       403,
       `reading engine logs needs the operator token (the fleet file's gateway.operatorTokenEnv); this token may use models and read the fleet`,

@@ -2,9 +2,9 @@
  * The gateway's HTTP surface (spec §4.2) on node:http directly: the hot path is one auth check,
  * one JSON parse for the model, a routing decision from cached node state, and a streaming
  * proxy, with nothing else in between (a framework's per-request work does not fit the latency
- * budget). Preflights answer without the token (GUIDE D22), and so do the fleet page's files,
- * which hold no data; everything else is behind it, and starting or stopping a node, or reading
- * its engine log, needs operator rights (GUIDE D28, caller-rights.ts).
+ * budget). Preflights answer without the token (docs/design.md D22), and so do the fleet page's
+ * files, which hold no data; everything else is behind it, and starting or stopping a node, or
+ * reading its engine log, needs operator rights (docs/design.md D28, caller-rights.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
@@ -36,9 +36,11 @@ export interface GatewayDeps extends CompleteDeps {
   readonly view: FleetView;
   readonly logger: Logger;
   readonly token?: string;
-  /** The operator token (GUIDE D28); absent lets the gateway token start and stop nodes. */
+  /**
+   * The operator token (docs/design.md D28); absent lets the gateway token start and stop nodes.
+   */
   readonly operatorToken?: string;
-  /** The fleet file's gateway.cors origins; absent allows any (GUIDE D22). */
+  /** The fleet file's gateway.cors origins; absent allows any (docs/design.md D22). */
   readonly cors?: CorsPolicy;
   /** When the gateway started (ms): the `created` of models nothing runs yet. */
   readonly startedAt: number;
@@ -47,7 +49,10 @@ export interface GatewayDeps extends CompleteDeps {
   readonly page: ReadonlyMap<string, PageAsset>;
   /** Start, stop and stats for the page's node controls; a node's engine log. */
   readonly nodes: NodeControlClient & NodeLogsClient;
-  /** What /v1/fleet reports of the scheduler (GUIDE D25, D26): in flight, queued, idle stop. */
+  /**
+   * What /v1/fleet reports of the scheduler (docs/design.md D25, D26): in flight, queued, idle
+   * stop.
+   */
   readonly readout?: SchedulingReadout;
   /** docs/design.md D29: what each caller used; buildGateway makes one when absent. */
   readonly usage?: CallerUsage;
@@ -204,7 +209,8 @@ async function answerOwn(
     return;
   }
   if (method === 'GET' && path === '/v1/fleet/route') {
-    // GUIDE D33: the live decision, from the scheduler the requests go through; changes nothing.
+    // docs/design.md D33: the live decision, from the scheduler the requests go through; changes
+    // nothing.
     const model = new URLSearchParams(query).get('model') ?? '';
     if (model === '') {
       throw new GatewayError(400, 'name the model to route: GET /v1/fleet/route?model=<name>');
@@ -230,7 +236,8 @@ async function answerOwn(
 }
 
 export function buildGateway(gatewayDeps: GatewayDeps): Server {
-  // docs/design.md D29: the Prometheus series only with callers, so a fleet without them is as before.
+  // docs/design.md D29: the Prometheus series only with callers, so a fleet without them is as
+  // before.
   const { callers } = gatewayDeps.view.fleet;
   const registers = callers === undefined ? undefined : gatewayDeps.metrics.registries;
   const usage = gatewayDeps.usage ?? new CallerUsage(new Date(), registers);
@@ -253,7 +260,8 @@ export function buildGateway(gatewayDeps: GatewayDeps): Server {
     });
     const origin = request.headers.origin;
     if (request.method === 'OPTIONS') {
-      // GUIDE D22: a preflight carries no credentials, so it is answered without the token.
+      // docs/design.md D22: a preflight carries no credentials, so it is answered without the
+      // token.
       response.writeHead(
         204,
         preflightHeaders(origin, request.headers['access-control-request-headers'], deps.cors),

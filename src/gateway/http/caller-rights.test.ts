@@ -1,4 +1,4 @@
-/** GUIDE D28: which token may use the fleet and which may start and stop its nodes. */
+/** docs/design.md D28: which token may use the fleet and which may start and stop its nodes. */
 import { describe, expect, it } from 'vitest';
 
 import { tokenHash } from '../../core/fleet/file/fleet-callers.ts';

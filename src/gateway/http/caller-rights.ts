@@ -1,10 +1,10 @@
 /**
- * Who a request's bearer token is, and what it may do at the gateway (GUIDE D28, docs/design.md
- * D29). The gateway token uses the fleet: models, the fleet's state and readings. Starting and
- * stopping nodes is an operator's act: when the fleet file names an operator token, only that
- * token may, and it is accepted wherever the gateway token is; when it names none, the gateway
- * token may do everything. The fleet file's `callers` add tokens of their own, each limited to
- * its models, its wake right and its share; the gateway and operator tokens stay callers
+ * Who a request's bearer token is, and what it may do at the gateway (docs/design.md D28,
+ * docs/design.md D29). The gateway token uses the fleet: models, the fleet's state and readings.
+ * Starting and stopping nodes is an operator's act: when the fleet file names an operator token,
+ * only that token may, and it is accepted wherever the gateway token is; when it names none, the
+ * gateway token may do everything. The fleet file's `callers` add tokens of their own, each limited
+ * to its models, its wake right and its share; the gateway and operator tokens stay callers
  * `gateway` and `operator` with every right.
  *
  * The presented token is hashed once (bearer-digest.ts); the gateway's own tokens are compared
@@ -105,7 +105,7 @@ export function callerChecker(
   const gatewayDigest = tokens.token === undefined ? undefined : tokenDigest(tokens.token);
   const operatorDigest =
     tokens.operatorToken === undefined ? undefined : tokenDigest(tokens.operatorToken);
-  // GUIDE D28: without an operator token the gateway token may do everything.
+  // docs/design.md D28: without an operator token the gateway token may do everything.
   const gateway = ownCaller('gateway', operatorDigest === undefined ? 'operate' : 'use');
   const operator = ownCaller('operator', 'operate');
   const callers = fileCallers(tokens);
@@ -133,7 +133,7 @@ export function callerChecker(
   };
 }
 
-/** The rights alone (GUIDE D28), for what needs no more of the caller. */
+/** The rights alone (docs/design.md D28), for what needs no more of the caller. */
 export function rightsChecker(
   tokens: GatewayTokens,
 ): (header: string | undefined) => CallerRights | undefined {

@@ -1,14 +1,17 @@
 /**
  * The headers the gateway adds to a proxied reply, pure: which node answered (`x-svc-node`) and
  * a `Server-Timing` entry for the gateway's own time before forwarding and, when the request
- * waited, the wait (`queue`, GUIDE D25) and, when that wait saw its node woken, the wake (W3C Server Timing; browsers show it in their network panel).
+ * waited, the wait (`queue`, docs/design.md D25) and, when that wait saw its node woken, the wake
+ * (W3C Server Timing; browsers show it in their network panel).
  */
 export interface ReplyTiming {
   /** Milliseconds the gateway spent before forwarding, the wake excluded. */
   readonly gatewayMs: number;
   /** Milliseconds the request waited for a woken or loading engine, when it did. */
   readonly wakeMs?: number;
-  /** Milliseconds it waited to be placed, for a slot or a wake (GUIDE D25), when it did. */
+  /**
+   * Milliseconds it waited to be placed, for a slot or a wake (docs/design.md D25), when it did.
+   */
   readonly queueMs?: number;
 }
 

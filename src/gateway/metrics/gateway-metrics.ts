@@ -153,7 +153,7 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
 
   /**
    * `snapshots`: the kept node snapshots, read when scraped. `scheduling`: the scheduler's
-   * readout (GUIDE D25); without it the in-flight and queue-depth gauges have no series.
+   * readout (docs/design.md D25); without it the in-flight and queue-depth gauges have no series.
    */
   constructor(snapshots: () => Promise<readonly NodeSnapshot[]>, scheduling?: SchedulingReadout) {
     const text = new Registry<RegistryContentType>();

@@ -1,7 +1,7 @@
 /**
- * What each scheduler action adds to the gateway's metrics (GUIDE D25, D26): a request's wait in
- * the queue (dispatched or refused), a refusal by reason, a scale-out wake, an idle stop, a swap.
- * The loop at the edge calls it for every action it applies.
+ * What each scheduler action adds to the gateway's metrics (docs/design.md D25, D26): a request's
+ * wait in the queue (dispatched or refused), a refusal by reason, a scale-out wake, an idle stop, a
+ * swap. The loop at the edge calls it for every action it applies.
  */
 import type { Action } from '../../core/fleet/scheduling/types.ts';
 import type { SchedulingCounters } from './scheduling-counters.ts';

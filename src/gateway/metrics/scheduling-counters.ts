@@ -1,9 +1,9 @@
 /**
- * What the scheduler's loop did (GUIDE D25, D26), counted as it happens: how long dispatched
- * requests waited in the queue, refusals by reason, scale-out wakes, idle stops, group swaps and
- * the runs of nodes' wake commands. Each label's values come from the fleet file (nodes, groups),
- * the models the fleet serves, or a fixed set (reasons, outcomes), so no caller can add a series.
- * Label children are kept after their first use, as the request counters' are.
+ * What the scheduler's loop did (docs/design.md D25, D26), counted as it happens: how long
+ * dispatched requests waited in the queue, refusals by reason, scale-out wakes, idle stops, group
+ * swaps and the runs of nodes' wake commands. Each label's values come from the fleet file (nodes,
+ * groups), the models the fleet serves, or a fixed set (reasons, outcomes), so no caller can add a
+ * series. Label children are kept after their first use, as the request counters' are.
  */
 import { Counter, Histogram, type Registry, type RegistryContentType } from 'prom-client';
 

@@ -1,8 +1,8 @@
 /**
  * The gateway's gauges read at scrape time, never on the request path: each node's state and
- * readiness, its reported slots (GUIDE D25) from the kept snapshots, this gateway's requests on it
- * and how many wait for each model from the scheduler's readout. prom-client collects every
- * metric at once, so the node gauges share one read of the snapshots per scrape.
+ * readiness, its reported slots (docs/design.md D25) from the kept snapshots, this gateway's
+ * requests on it and how many wait for each model from the scheduler's readout. prom-client
+ * collects every metric at once, so the node gauges share one read of the snapshots per scrape.
  */
 import { Gauge, type Registry, type RegistryContentType } from 'prom-client';
 

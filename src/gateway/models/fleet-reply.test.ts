@@ -55,7 +55,7 @@ describe('the /v1/fleet body', () => {
     if (parsedA === undefined || parsedB === undefined || c === undefined || coder === undefined) {
       throw new Error('four nodes expected');
     }
-    // GUIDE D26 `group: a100` on gpu-a and gpu-b, as the fleet file declares it.
+    // docs/design.md D26 `group: a100` on gpu-a and gpu-b, as the fleet file declares it.
     const a = Object.assign(parsedA, { group: 'a100' });
     const b = Object.assign(parsedB, { group: 'a100' });
     const snapshots: NodeSnapshot[] = [
@@ -69,7 +69,8 @@ describe('the /v1/fleet body', () => {
           ready: 'ready',
           lastActiveAt: '2026-11-22T10:00:00.000Z',
           version: 'dev',
-          // GUIDE D25: the engine's slots and the requests in it, where the daemon reports them.
+          // docs/design.md D25: the engine's slots and the requests in it, where the daemon reports
+          // them.
           ...{ slots: 2, busy: 1 },
         },
       },

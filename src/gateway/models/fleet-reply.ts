@@ -2,12 +2,13 @@
  * The `/v1/fleet` body (spec §4.2 rule 6), pure: each node's name, kind, tags, group and state,
  * what a running node serves, readiness, last activity, its reported capacity, and for a node not
  * running the model a request would start it with, and a running local node's engine port and
- * path (GUIDE D33); the file's wake, prefer and concurrency
+ * path (docs/design.md D33); the file's wake, prefer and concurrency
  * settings, each absent where the file declares none. A node that did not answer stands in its
- * place with the reason. With the scheduler's readout (GUIDE D25, D26) each node also carries this
- * gateway's requests on it and, while it runs under idle stop, when it will be stopped; and the
- * reply how many requests wait for each model, absent while none do. A local node whose next start
- * would fail (its Svcfile, its model file) carries why as `problems` (node-problems.ts).
+ * place with the reason. With the scheduler's readout (docs/design.md D25, D26) each node also
+ * carries this gateway's requests on it and, while it runs under idle stop, when it will be
+ * stopped; and the reply how many requests wait for each model, absent while none do. A local node
+ * whose next start would fail (its Svcfile, its model file) carries why as `problems`
+ * (node-problems.ts).
  */
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
 import { capacityOf, declaredGroup } from '../../core/fleet/state/capacity.ts';
@@ -15,13 +16,16 @@ import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { futureOnly } from '../../core/remote/replies.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
 
-/** GUIDE D25 `queued`: the models with requests waiting, or undefined when none wait. */
+/** docs/design.md D25 `queued`: the models with requests waiting, or undefined when none wait. */
 function queuedOf(scheduling: SchedulingReadout | undefined): Record<string, number> | undefined {
   const waiting = [...(scheduling?.queued() ?? [])].filter(([, count]) => count > 0);
   return waiting.length === 0 ? undefined : Object.fromEntries(waiting);
 }
 
-/** GUIDE D26 `idleStopAt` as RFC 3339, for a running node the scheduler will stop when idle. */
+/**
+ * docs/design.md D26 `idleStopAt` as RFC 3339, for a running node the scheduler will stop when
+ * idle.
+ */
 function idleStopText(
   scheduling: SchedulingReadout | undefined,
   node: string,
@@ -48,7 +52,7 @@ function nodeEntry(
     name,
     kind: snapshot.node.kind,
     ...(snapshot.node.tags ? { tags: snapshot.node.tags } : {}),
-    // GUIDE D26: as declared in the fleet file, whatever the node's state.
+    // docs/design.md D26: as declared in the fleet file, whatever the node's state.
     ...(group === undefined ? {} : { group }),
     ...(problem === undefined ? {} : { problems: problem }),
   };
@@ -78,7 +82,7 @@ function nodeEntry(
 }
 
 /**
- * GUIDE D33: a running local node's engine port (often one the gateway chose) and path, so
+ * docs/design.md D33: a running local node's engine port (often one the gateway chose) and path, so
  * `svc fleet route` and `svc code --node` reach it from outside; a daemon publishes its own.
  */
 function localEngine(
@@ -91,7 +95,7 @@ function localEngine(
     : {};
 }
 
-/** The fields the scheduler adds to a node's entry, last in it (GUIDE D25, D26). */
+/** The fields the scheduler adds to a node's entry, last in it (docs/design.md D25, D26). */
 function schedulingFields(
   snapshot: NodeSnapshot,
   scheduling: SchedulingReadout | undefined,
@@ -102,7 +106,7 @@ function schedulingFields(
   const name = snapshot.node.name;
   const running = snapshot.ok && snapshot.status.state === 'running';
   const idleStopAt = idleStopText(scheduling, name, running);
-  // GUIDE D25: this gateway's own count, known whether or not the node answers.
+  // docs/design.md D25: this gateway's own count, known whether or not the node answers.
   return {
     inFlight: scheduling.inFlight(name),
     ...(idleStopAt === undefined ? {} : { idleStopAt }),

@@ -58,7 +58,7 @@ export function modelIdOf(path: string): string | undefined {
   }
 }
 
-/** One entry, or the 404 `model_not_found` every other unknown model gets (GUIDE D19). */
+/** One entry, or the 404 `model_not_found` every other unknown model gets (docs/design.md D19). */
 export function modelReply(entries: readonly ModelEntry[], id: string): string {
   const entry = entries.find((candidate) => candidate.id === id);
   if (entry === undefined) {

@@ -61,7 +61,7 @@ describe('modelEntries', () => {
     expect(entry?.created).toBe(2);
   });
 
-  it('leaves out an engine bound to loopback that no engine override reaches (GUIDE D15)', () => {
+  it('leaves out an engine bound to loopback that no engine override reaches (docs/design.md D15)', () => {
     const engine = { port: 8080, loopbackOnly: true };
     const overridden: NodeSnapshot = {
       node: daemonNode('b', { engine: { host: '127.0.0.1' } }),
@@ -76,7 +76,7 @@ describe('modelEntries', () => {
     expect(entries.map((entry) => entry.id)).toEqual(['reached']);
   });
 
-  it("lists a local node's loopback engine: it runs beside the gateway (GUIDE D27)", () => {
+  it("lists a local node's loopback engine: it runs beside the gateway (docs/design.md D27)", () => {
     const local: NodeSnapshot = {
       node: localNode('l'),
       ok: true,

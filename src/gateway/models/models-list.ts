@@ -2,8 +2,8 @@
  * The `/v1/models` entries (spec §4.2 rule 1), pure: from the node snapshots and what each
  * stopped, wakeable node would start, one OpenAI Model object per name with `created`,
  * `owned_by` naming the node that serves (or would wake for) it, and an `svc` extension saying
- * whether the model is running, loading or asleep and on which nodes (GUIDE D23: an optional
- * field OpenAI clients ignore).
+ * whether the model is running, loading or asleep and on which nodes (docs/design.md D23: an
+ * optional field OpenAI clients ignore).
  */
 import { loopbackOnly } from '../../core/fleet/routing/engine-target.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
@@ -41,7 +41,7 @@ interface Accumulated {
  * best state any node has it in (running over loading over asleep). A running engine no request
  * can reach (bound to loopback, no engine override) is left out: spec §4.2 rule 1 lists what a
  * request can reach. `wakeable` maps a stopped
- * node's name to the model a wake would start (GUIDE D14: its ALIAS, else its MODEL).
+ * node's name to the model a wake would start (docs/design.md D14: its ALIAS, else its MODEL).
  */
 export function modelEntries(
   snapshots: readonly NodeSnapshot[],
@@ -66,7 +66,7 @@ export function modelEntries(
       continue;
     }
     const found = entry(id);
-    // GUIDE D13: a running engine that has not answered its health check yet is loading.
+    // docs/design.md D13: a running engine that has not answered its health check yet is loading.
     (snapshot.status.ready === 'not-ready' ? found.loading : found.running).push(
       snapshot.node.name,
     );

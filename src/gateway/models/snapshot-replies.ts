@@ -1,8 +1,9 @@
 /**
  * The bodies of `/v1/models`, `/v1/models/{id}` and `/v1/fleet` (spec §4.2 rules 1 and 6), from
  * the kept node snapshots, each serialised once per set of snapshots and reused while it holds.
- * `/v1/fleet` also reads the scheduler (GUIDE D25, D26), which moves between refreshes: what the
- * snapshots fix is serialised once per set, and the scheduler's fields are added on each call.
+ * `/v1/fleet` also reads the scheduler (docs/design.md D25, D26), which moves between refreshes:
+ * what the snapshots fix is serialised once per set, and the scheduler's fields are added on each
+ * call.
  */
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
@@ -64,7 +65,10 @@ export async function topology(deps: SnapshotReplies): Promise<string> {
   return fleetBody(parts, snapshots, deps.readout);
 }
 
-/** What a caller may use instead of a model it may not (GUIDE D19): the list, and the names. */
+/**
+ * What a caller may use instead of a model it may not (docs/design.md D19): the list, and the
+ * names.
+ */
 export interface Available {
   readonly text: string;
   /** The names a request may use now, for "did you mean" (closest-model.ts). */
@@ -72,7 +76,7 @@ export interface Available {
 }
 
 /**
- * What a caller may use instead, as a refusal lists it (GUIDE D19), from each node's last
+ * What a caller may use instead, as a refusal lists it (docs/design.md D19), from each node's last
  * snapshot: a refusal never waits for a node that has not answered again.
  */
 export async function availableNow(view: FleetView): Promise<Available> {

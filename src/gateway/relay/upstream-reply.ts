@@ -23,7 +23,7 @@ import {
 
 /** Reply headers the gateway does not pass on (RFC 9110 §7.6.1 hop-by-hop, and its own CORS). */
 const DROPPED_REPLY_HEADERS = new Set([
-  // The gateway's own CORS policy (GUIDE D22) answers for the engine's.
+  // The gateway's own CORS policy (docs/design.md D22) answers for the engine's.
   'access-control-allow-origin',
   'access-control-allow-credentials',
   'access-control-expose-headers',

@@ -1,8 +1,8 @@
 /**
- * A node command's output as log lines (GUIDE D26): each stream's chunks are cut at newlines
- * (a character split across chunks is kept whole), control characters are dropped, every known
- * secret is replaced by `***`, each line is cut to a sane width, and the last few are kept for
- * the error a failed wake returns. No I/O: chunks in, lines to a callback out.
+ * A node command's output as log lines (docs/design.md D26): each stream's chunks are cut at
+ * newlines (a character split across chunks is kept whole), control characters are dropped, every
+ * known secret is replaced by `***`, each line is cut to a sane width, and the last few are kept
+ * for the error a failed wake returns. No I/O: chunks in, lines to a callback out.
  */
 import { StringDecoder } from 'node:string_decoder';
 

@@ -1,7 +1,7 @@
 /**
- * One run of a node's wake or sleep command (GUIDE D26): the argv started without a shell in a
- * process group of its own, with the filtered environment, its output logged line by line, and a
- * time limit after which the whole group gets SIGTERM, then SIGKILL. Never throws: every end is
+ * One run of a node's wake or sleep command (docs/design.md D26): the argv started without a shell
+ * in a process group of its own, with the filtered environment, its output logged line by line, and
+ * a time limit after which the whole group gets SIGTERM, then SIGKILL. Never throws: every end is
  * facts (an outcome, the exit, the last lines). Sharing runs is node-commands.ts's.
  */
 import type { Variables } from '../../core/fleet/file/fleet-file.ts';

@@ -49,7 +49,7 @@ function later<T = void>(): { promise: Promise<T>; settle: (value: T) => void } 
 /** A gateway of one route: every request is served by the engine at `origin`, on node `box`. */
 async function gatewayTo(origin: string): Promise<{
   url: string;
-  /** The scheduler's count (the gateway's only one, GUIDE D25 `inFlight`). */
+  /** The scheduler's count (the gateway's only one, docs/design.md D25 `inFlight`). */
   inFlight: {
     of: (node: string) => ReturnType<Scheduler['inFlightOf']>;
     count: (node: string) => number;

@@ -1,8 +1,8 @@
 /**
- * One model-addressed request (spec §4.2 rules 2–5, GUIDE D25): read the body, find its model,
- * have the scheduler place it from the kept snapshots (at once, or after a wait for a slot or a
- * wake, with progress for streams), and proxy. The reply headers say where it went and how long
- * the gateway, the wait and a wake took.
+ * One model-addressed request (spec §4.2 rules 2–5, docs/design.md D25): read the body, find its
+ * model, have the scheduler place it from the kept snapshots (at once, or after a wait for a slot
+ * or a wake, with progress for streams), and proxy. The reply headers say where it went and how
+ * long the gateway, the wait and a wake took.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -94,7 +94,8 @@ export async function complete(
       : undefined;
   let admission: Admission;
   try {
-    // GUIDE D33: the scheduler alone decides, from the views it holds (gateway-scheduler.ts).
+    // docs/design.md D33: the scheduler alone decides, from the views it holds
+    // (gateway-scheduler.ts).
     admission = await scheduling.admit({
       model,
       streaming,

@@ -1,8 +1,8 @@
 /**
- * The scheduler as the gateway runs it (GUIDE D25, D26): the pure scheduler behind one loop
- * (schedule-loop.ts), fed the views of every stored node snapshot (scheduler-views.ts), its wakes
- * run by the waker and its stops by the node driver, both logged. Requests are admitted here and
- * told where to go; what they wait for is told back to a streamed caller as it waits.
+ * The scheduler as the gateway runs it (docs/design.md D25, D26): the pure scheduler behind one
+ * loop (schedule-loop.ts), fed the views of every stored node snapshot (scheduler-views.ts), its
+ * wakes run by the waker and its stops by the node driver, both logged. Requests are admitted here
+ * and told where to go; what they wait for is told back to a streamed caller as it waits.
  * Nodes under idle stop or keep-warm are watched while no request comes (node-watch.ts).
  */
 import type { NodeDriver, NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
@@ -36,9 +36,9 @@ export interface GatewaySchedulerDeps {
   readonly scheduler: Scheduler;
   readonly view: FleetView;
   readonly waker: Pick<Waker, 'wakeNode'>;
-  /** What a caller may use instead, as a refusal lists it (GUIDE D19). */
+  /** What a caller may use instead, as a refusal lists it (docs/design.md D19). */
   readonly available: () => Promise<Available>;
-  /** Wakes a machine asleep (GUIDE D26 `wakeCommand`), and puts one to sleep after an idle stop. */
+  /** Wakes a machine asleep (docs/design.md D26 `wakeCommand`); sleeps one after an idle stop. */
   readonly machines: Pick<MachineWaker, 'wake'>;
   readonly commands: Pick<NodeCommands, 'run'>;
   readonly driver: Pick<NodeDriver, 'stop' | 'stats'>;
@@ -110,8 +110,8 @@ export class GatewayScheduler {
   }
 
   /**
-   * Admits a request (GUIDE D33): placed at once in one scheduler step when a ready node has a
-   * free slot; otherwise once the nodes that could change the answer have answered and what a
+   * Admits a request (docs/design.md D33): placed at once in one scheduler step when a ready node
+   * has a free slot; otherwise once the nodes that could change the answer have answered and what a
    * wake of each node would start is known (freshen.ts), so it is never queued, woken for or
    * refused on a fact not yet known.
    */
@@ -134,7 +134,7 @@ export class GatewayScheduler {
     return this.loop.admit(request);
   }
 
-  /** GUIDE D33 `GET /v1/fleet/route`: what a request for `model` would get now; changes nothing. */
+  /** docs/design.md D33 `GET /v1/fleet/route`: what a request for `model` gets now; read-only. */
   async route(model: string): Promise<RouteDecision> {
     await this.views.settled();
     return this.scheduler.route(model, this.deps.timers.now());
@@ -177,7 +177,7 @@ export class GatewayScheduler {
     });
   }
 
-  /** What a waiting stream is told (GUIDE D25 queue position; a wake names its node). */
+  /** What a waiting stream is told (docs/design.md D25 queue position; a wake names its node). */
   progress(id: number, model: string, waitedMs: number): string {
     const seconds = Math.round(waitedMs / 1000);
     const node = this.waking.get(model);
@@ -243,8 +243,8 @@ export class GatewayScheduler {
     try {
       await this.sleep.wakeEngine(node, model);
     } catch (error) {
-      // A wake that ran out of time leaves the engine loading (GUIDE D19): not a failure to try
-      // the next node for; those waiting keep waiting for it until their own deadline.
+      // A wake that ran out of time leaves the engine loading (docs/design.md D19): not a failure
+      // to try the next node for; those waiting keep waiting for it until their own deadline.
       if (!(error instanceof GatewayError && error.code === 'wake_timeout')) {
         // Said at once, whoever asked: a keep-warm start has no request to carry its failure.
         this.deps.logger.error('node start failed', {

@@ -1,5 +1,5 @@
 /**
- * The machine under a node, asleep or awake (GUIDE D26 `wakeCommand`, `sleepCommand`;
+ * The machine under a node, asleep or awake (docs/design.md D26 `wakeCommand`, `sleepCommand`;
  * docs/design.md D33): after an idle stop the node's sleep command puts it to sleep, and once
  * that succeeded the node counts as asleep until a status asked afterwards answers. A wake of an
  * asleep node, or of one whose daemon did not answer its last status, runs the wake command
@@ -35,7 +35,10 @@ export class MachineSleep {
     }
   }
 
-  /** After an idle stop only (GUIDE D26): its run logs its own outcome, and a wake waits for it. */
+  /**
+   * After an idle stop only (docs/design.md D26): its run logs its own outcome, and a wake waits
+   * for it.
+   */
   sleep(node: FleetNode): void {
     const argv = node.sleepCommand;
     if (argv === undefined) {

@@ -1,8 +1,8 @@
 /**
- * Waking a node's machine against a fake command runner, a fake daemon and a fake clock (GUIDE
- * D26, D19): the command first, then the daemon asked until it answers, within the deadline; one
- * run for concurrent callers; a failed command a 502 with its last lines; a timeout a 504 naming
- * the node. No process, no socket, no real time.
+ * Waking a node's machine against a fake command runner, a fake daemon and a fake clock
+ * (docs/design.md D26, D19): the command first, then the daemon asked until it answers, within the
+ * deadline; one run for concurrent callers; a failed command a 502 with its last lines; a timeout a
+ * 504 naming the node. No process, no socket, no real time.
  */
 import { describe, expect, it } from 'vitest';
 

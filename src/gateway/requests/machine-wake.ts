@@ -1,8 +1,9 @@
 /**
- * Waking the machine under a node (GUIDE D26): when its daemon does not answer and a request needs
- * it, run the node's wake command (Wake-on-LAN, `ssh host systemctl start …`, a smart plug), then
- * ask the daemon its status until it answers, all within the wake deadline. The engine's own wake
- * (wake.ts) follows as for any stopped node. Concurrent callers for one node share one run.
+ * Waking the machine under a node (docs/design.md D26): when its daemon does not answer and a
+ * request needs it, run the node's wake command (Wake-on-LAN, `ssh host systemctl start …`, a smart
+ * plug), then ask the daemon its status until it answers, all within the wake deadline. The
+ * engine's own wake (wake.ts) follows as for any stopped node. Concurrent callers for one node
+ * share one run.
  */
 import { formatDurationText } from '../../core/duration.ts';
 import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
@@ -85,7 +86,7 @@ export class MachineWaker {
   }
 }
 
-/** GUIDE D19: the wake command did not bring the machine up; its words say why. */
+/** docs/design.md D19: the wake command did not bring the machine up; its words say why. */
 export function wakeCommandFailed(node: FleetNode, result: NodeCommandResult): GatewayError {
   const lines =
     result.lastLines.length === 0
@@ -98,7 +99,10 @@ export function wakeCommandFailed(node: FleetNode, result: NodeCommandResult): G
   );
 }
 
-/** GUIDE D19: a wake timeout is a 504; the machine may still be booting, so a retry can help. */
+/**
+ * docs/design.md D19: a wake timeout is a 504; the machine may still be booting, so a retry can
+ * help.
+ */
 function machineTimedOut(request: MachineWakeRequest, why: string): GatewayError {
   return new GatewayError(
     504,

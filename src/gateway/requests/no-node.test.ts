@@ -1,8 +1,8 @@
 /**
- * The `no_node` refusal, worded from the scheduler's decision (GUIDE D19, D33): a loopback-only
- * engine is a 502 naming it; a silent node, when nothing answering describes the model, a 502
- * naming it; otherwise a 404 `model_not_found` with why each node may not be woken, the node and
- * `svc fleet start` when its wake is off, and what is available.
+ * The `no_node` refusal, worded from the scheduler's decision (docs/design.md D19, D33): a
+ * loopback-only engine is a 502 naming it; a silent node, when nothing answering describes the
+ * model, a 502 naming it; otherwise a 404 `model_not_found` with why each node may not be woken,
+ * the node and `svc fleet start` when its wake is off, and what is available.
  */
 import { describe, expect, it } from 'vitest';
 

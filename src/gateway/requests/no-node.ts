@@ -1,10 +1,11 @@
 /**
  * The reply to a request the scheduler refused because nothing serves its model and nothing may be
- * woken for it (`no_node`), worded from the scheduler's own decision (GUIDE D33: route-decision.ts
- * says each node's part): a running engine this gateway cannot reach → 502 `loopback_only` naming
- * it (GUIDE D15, D19); a node that did not answer, when no answering node describes the model →
- * 502 naming it; else 404 `model_not_found` (clients do not retry a 404) with what is available
- * and, where a node's wake is off, the node and `svc fleet start` (GUIDE D19).
+ * woken for it (`no_node`), worded from the scheduler's own decision (docs/design.md D33:
+ * route-decision.ts says each node's part): a running engine this gateway cannot reach → 502
+ * `loopback_only` naming it (docs/design.md D15, D19); a node that did not answer, when no
+ * answering node describes the model → 502 naming it; else 404 `model_not_found` (clients do not
+ * retry a 404) with what is available and, where a node's wake is off, the node and `svc fleet
+ * start` (docs/design.md D19).
  */
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
 import type { RouteDecision } from '../../core/fleet/scheduling/route-decision.ts';

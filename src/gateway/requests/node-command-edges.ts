@@ -1,7 +1,8 @@
 /**
- * What a node's wake or sleep command touches outside the runner (GUIDE D26): the process start,
- * the group signal, the clock and the timer. Injected, the real ones by default, so the runner's
- * time limit, kill escalation, coalescing and environment have unit tests without processes.
+ * What a node's wake or sleep command touches outside the runner (docs/design.md D26): the process
+ * start, the group signal, the clock and the timer. Injected, the real ones by default, so the
+ * runner's time limit, kill escalation, coalescing and environment have unit tests without
+ * processes.
  */
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';

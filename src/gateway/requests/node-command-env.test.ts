@@ -1,6 +1,7 @@
 /**
- * A node command's environment (GUIDE D26): every token and key variable the fleet file names,
- * `SVC_API_TOKEN` and any variable holding one of their values are left out; `SVC_NODE` is set.
+ * A node command's environment (docs/design.md D26): every token and key variable the fleet file
+ * names, `SVC_API_TOKEN` and any variable holding one of their values are left out; `SVC_NODE` is
+ * set.
  */
 import { describe, expect, it } from 'vitest';
 

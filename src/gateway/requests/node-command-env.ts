@@ -1,6 +1,6 @@
 /**
- * The environment a node's wake or sleep command runs with (GUIDE D26): the gateway's own, minus
- * every variable the fleet file names for a token or key and minus `SVC_API_TOKEN`, plus
+ * The environment a node's wake or sleep command runs with (docs/design.md D26): the gateway's own,
+ * minus every variable the fleet file names for a token or key and minus `SVC_API_TOKEN`, plus
  * `SVC_NODE=<name>`. Pure: the environment, the fleet and the secrets in, a new environment out.
  *
  * A variable is also dropped when its value is one of the secrets themselves, whatever its name:

@@ -1,7 +1,7 @@
 /**
- * The node command runner against a fake spawn and a fake clock (GUIDE D26): the argv passed
- * exactly as written, the environment without the fleet's tokens, output logged line by line and
- * redacted, the group signalled at the limit (SIGTERM, then SIGKILL), an outcome for every end,
+ * The node command runner against a fake spawn and a fake clock (docs/design.md D26): the argv
+ * passed exactly as written, the environment without the fleet's tokens, output logged line by line
+ * and redacted, the group signalled at the limit (SIGTERM, then SIGKILL), an outcome for every end,
  * one process for concurrent runs, and the gateway's stop ending what runs. No process, no wait.
  */
 import { EventEmitter } from 'node:events';

@@ -1,8 +1,8 @@
 /**
- * A node's wake and sleep commands (GUIDE D26), as the gateway runs them: concurrent runs of one
- * node's command share one process, a wake waits for the node's sleep command to end, every end
- * is logged and counted, and the gateway's stop ends whatever still runs. One run's process, time
- * limit and output are command-run.ts's. A run never throws: it ends in an outcome (`ok`,
+ * A node's wake and sleep commands (docs/design.md D26), as the gateway runs them: concurrent runs
+ * of one node's command share one process, a wake waits for the node's sleep command to end, every
+ * end is logged and counted, and the gateway's stop ends whatever still runs. One run's process,
+ * time limit and output are command-run.ts's. A run never throws: it ends in an outcome (`ok`,
  * `failed`, `timeout`) with what an error message needs.
  */
 import type { Variables } from '../../core/fleet/file/fleet-file.ts';
@@ -26,7 +26,7 @@ export {
   OUTPUT_GRACE_MS,
 } from './command-run.ts';
 
-/** GUIDE D26: a sleep command may take this long; a wake command, the wake timeout. */
+/** docs/design.md D26: a sleep command may take this long; a wake command, the wake timeout. */
 export const SLEEP_COMMAND_LIMIT_MS = 60_000;
 
 export interface NodeCommandResult extends RunFacts {

@@ -1,7 +1,7 @@
 /**
- * A request the scheduler refused, as the reply the caller gets (GUIDE D19, D25, D26): the status,
- * the OpenAI-shaped code, a `Retry-After` where a retry can help, and a message that names the
- * model, the wait and what held it. Only `no_node` needs the fleet's own words (which node
+ * A request the scheduler refused, as the reply the caller gets (docs/design.md D19, D25, D26): the
+ * status, the OpenAI-shaped code, a `Retry-After` where a retry can help, and a message that names
+ * the model, the wait and what held it. Only `no_node` needs the fleet's own words (which node
  * describes the model, whose wake is off, what is available): no-node.ts words it.
  */
 import { formatDurationText } from '../../core/duration.ts';

@@ -1,6 +1,6 @@
 /**
- * The one loop at the edge that runs the scheduler (GUIDE D25, D26; scheduler.ts says what it
- * decides): every event goes through `feed`, which steps the pure scheduler with the time and
+ * The one loop at the edge that runs the scheduler (docs/design.md D25, D26; scheduler.ts says what
+ * it decides): every event goes through `feed`, which steps the pure scheduler with the time and
  * applies the actions it answers: a dispatch or a refusal settles the request that waited for it,
  * a wake or a stop is started and its end fed back as another event. One timer is armed for the
  * scheduler's next deadline, and nodes that requests wait on while they load are asked often.
@@ -30,7 +30,7 @@ import {
   StartRefused,
 } from './loop-contract.ts';
 
-/** How often a node that requests wait on while it loads is asked (GUIDE D13). */
+/** How often a node that requests wait on while it loads is asked (docs/design.md D13). */
 export const AWAITED_POLL_MS = 250;
 
 interface Settle<T> {
@@ -61,8 +61,8 @@ export class ScheduleLoop {
   ) {}
 
   /**
-   * GUIDE D33 fast path, one step: the request placed now, or undefined with nothing queued,
-   * woken or refused (the caller freshens its views, then `admit`s it).
+   * docs/design.md D33 fast path, one step: the request placed now, or undefined with nothing
+   * queued, woken or refused (the caller freshens its views, then `admit`s it).
    */
   admitIfPlaced(request: Omit<RequestInfo, 'id'>): Admission | undefined {
     const id = this.nextId;

@@ -1,7 +1,8 @@
 /**
- * The scheduler's views of the nodes (GUIDE D25, D26), kept current from the snapshots the gateway
- * stores anyway (node-states.ts): each stored snapshot becomes a NodeView with what a wake of the
- * node would start (spec §4.2 rule 5: what its own source describes, and whether it is warm).
+ * The scheduler's views of the nodes (docs/design.md D25, D26), kept current from the snapshots the
+ * gateway stores anyway (node-states.ts): each stored snapshot becomes a NodeView with what a wake
+ * of the node would start (spec §4.2 rule 5: what its own source describes, and whether it is
+ * warm).
  *
  * The source is read only for a node that is not running, through the view's cached reads (once
  * per window), so the hot path never waits on it: a running node's view goes out at once with the

@@ -1,7 +1,7 @@
 /**
- * A request that waits for the scheduler to place it (GUIDE D25: a wake and a queue are one
- * wait): counted as waiting, told its progress when it streams (wait-progress.ts), and taken out
- * of the queue at once when its caller hangs up. Resolves with where it goes, or undefined when
+ * A request that waits for the scheduler to place it (docs/design.md D25: a wake and a queue are
+ * one wait): counted as waiting, told its progress when it streams (wait-progress.ts), and taken
+ * out of the queue at once when its caller hangs up. Resolves with where it goes, or undefined when
  * the caller left; a refusal is thrown as the reply it gets.
  */
 import type { ServerResponse } from 'node:http';

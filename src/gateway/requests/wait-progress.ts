@@ -1,8 +1,8 @@
 /**
  * Wait progress for streamed requests: a request with `"stream": true` that has waited 2 s (for a
- * wake or a free slot: one wait, GUIDE D25) gets its 200 `text/event-stream` headers and then an
- * SSE comment (`: waking <node> (<n> s)`, `: queued for <model>: position <n> (<n> s)`) at least
- * every 5 s until it is sent on, so a proxy in between (nginx cuts a silent
+ * wake or a free slot: one wait, docs/design.md D25) gets its 200 `text/event-stream` headers and
+ * then an SSE comment (`: waking <node> (<n> s)`, `: queued for <model>: position <n> (<n> s)`) at
+ * least every 5 s until it is sent on, so a proxy in between (nginx cuts a silent
  * connection after 60 s) and the client both see a live connection. The engine's stream then
  * follows in the same reply; a failure after the headers went out becomes one SSE `data:` event
  * with the OpenAI-shaped error (sseError). Non-streamed requests wait silently, as before.

@@ -1,7 +1,8 @@
 /**
- * The second half of a wake (spec §4.2 rule 5, GUIDE D13): ask the node until its engine serves
- * the model and answers, within the wake deadline. A crash, a stop or another model ends the wait
- * at once; the deadline ends it with a 504 that leaves the engine loading (GUIDE D19).
+ * The second half of a wake (spec §4.2 rule 5, docs/design.md D13): ask the node until its engine
+ * serves the model and answers, within the wake deadline. A crash, a stop or another model ends the
+ * wait at once; the deadline ends it with a 504 that leaves the engine loading (docs/design.md
+ * D19).
  */
 import { formatDurationText } from '../../core/duration.ts';
 import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
@@ -26,7 +27,7 @@ export interface ReadyWait {
   readonly timeoutMs: number;
 }
 
-/** GUIDE D19: a wake timeout is a 504; the engine keeps loading, so a retry can help. */
+/** docs/design.md D19: a wake timeout is a 504; the engine keeps loading, so a retry can help. */
 export function wakeTimedOut(node: Pick<FleetNode, 'name'>, timeoutMs: number): GatewayError {
   return new GatewayError(
     504,

@@ -1,9 +1,9 @@
 /**
- * The waker against a fake fleet and a fake clock (spec §4.2 rule 5, GUIDE D13 and D19): one start
- * per node however many wait on it, a start that someone else already made joined rather than
- * failed, a failure the scheduler can move past, a 504 at the wake timeout that leaves the engine
- * loading, and the refusal when nothing may be woken. Which node to wake (warm first, then file
- * order) is the scheduler's (wakes.ts). No process, no socket, no real time.
+ * The waker against a fake fleet and a fake clock (spec §4.2 rule 5, docs/design.md D13 and D19):
+ * one start per node however many wait on it, a start that someone else already made joined rather
+ * than failed, a failure the scheduler can move past, a 504 at the wake timeout that leaves the
+ * engine loading, and the refusal when nothing may be woken. Which node to wake (warm first, then
+ * file order) is the scheduler's (wakes.ts). No process, no socket, no real time.
  */
 import { describe, expect, it } from 'vitest';
 

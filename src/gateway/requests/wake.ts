@@ -90,7 +90,8 @@ export class Waker {
         return this.waitReady(node, model, deadline);
       }
       if (this.edges.now() >= deadline) {
-        // A blocking boot (a remote environment) ran out of the wake timeout (GUIDE D19: 504).
+        // A blocking boot (a remote environment) ran out of the wake timeout (docs/design.md D19:
+        // 504).
         throw wakeTimedOut(node, this.timeoutMs);
       }
       if (started.outcome === 'unreachable') {
@@ -100,7 +101,8 @@ export class Waker {
     }
     const restored = started.value.lastCacheRestore;
     if (restored !== undefined) {
-      // docs/design.md D32: the tokens a keepCache node brought back, its next turn's prefill saved.
+      // docs/design.md D32: the tokens a keepCache node brought back, its next turn's prefill
+      // saved.
       this.logger.info('node woke with its prompt cache', { node: node.name, ...restored });
     }
     return this.waitReady(node, model, deadline);

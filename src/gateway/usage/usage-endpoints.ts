@@ -1,7 +1,7 @@
 /**
  * `GET /v1/fleet/usage` and `GET /v1/fleet/activity` (docs/design.md D29). Usage: a token with
  * operator rights sees every caller, any other only itself. Activity is the operator's alone
- * (GUIDE D28 rights: the operator token, or the gateway token when none is set).
+ * (docs/design.md D28 rights: the operator token, or the gateway token when none is set).
  */
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Caller } from '../http/caller-rights.ts';

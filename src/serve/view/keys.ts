@@ -1,6 +1,7 @@
 /**
  * The view's keys (spec §1.1 table), one table for both the key handler and the footer, so the
- * footer cannot list a key the view does not handle (GUIDE: footer drawn from the key table).
+ * footer cannot list a key the view does not handle (docs/design.md "Shape of the code": footer
+ * drawn from the key table).
  */
 import { decodeWith } from '../../core/view/key-decode.ts';
 

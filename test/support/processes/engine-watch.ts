@@ -1,6 +1,6 @@
 /**
  * The real llama-server engines on the process table (Linux /proc), for the scheduling
- * end-to-end tests (GUIDE D26, D27): which nodes have a live engine now, told apart by the
+ * end-to-end tests (docs/design.md D26, D27): which nodes have a live engine now, told apart by the
  * process that runs it (a daemon's PID) or, under a gateway that runs local nodes itself, by the
  * engine's own `--alias`; and a watch that samples that until stopped, recording every sample in
  * which more than one node had an engine (what a group of one must never show).
@@ -50,8 +50,8 @@ export function nodesWithEngines(daemons: Readonly<Record<string, number>>): str
 }
 
 /**
- * The names of the local nodes (GUIDE D27) with a live engine under the gateway `gatewayPid`
- * now: `aliases` maps each node to the name its engine serves.
+ * The names of the local nodes (docs/design.md D27) with a live engine under the gateway
+ * `gatewayPid` now: `aliases` maps each node to the name its engine serves.
  */
 export function localNodesWithEngines(
   gatewayPid: number,

@@ -53,7 +53,10 @@ export function invocationOf(runner: Runner, argv: readonly string[]): EngineInv
   return { bin, positionals, flags: flags.sort() };
 }
 
-/** The argv `serve` runs for a resolved Svcfile, supervised as the daemon always is (GUIDE D3). */
+/**
+ * The argv `serve` runs for a resolved Svcfile, supervised as the daemon always is (docs/design.md
+ * D3).
+ */
 export function serveArgv(spec: EngineSpec): string[] {
   const built = buildCommand({ ...spec, supervised: true });
   return [built.bin, ...built.args];

@@ -45,7 +45,7 @@ export function asRemote(node: FleetNode | undefined): RemoteNode {
   return node;
 }
 
-/** A local node (GUIDE D27): the gateway runs its engine from `file`. */
+/** A local node (docs/design.md D27): the gateway runs its engine from `file`. */
 export function localNode(name: string, extra: Partial<Omit<LocalNode, 'kind'>> = {}): LocalNode {
   return { name, kind: 'local', file: `${name}/Svcfile`, wake: 'on', ownWake: false, ...extra };
 }

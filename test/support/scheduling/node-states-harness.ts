@@ -93,7 +93,8 @@ export function harness(
     states,
     fleetDriver({ fleet, configDir: '/nonexistent', env: {} }),
   );
-  // The gateway's scheduler, fed every stored snapshot as the gateway feeds it (GUIDE D33).
+  // The gateway's scheduler, fed every stored snapshot as the gateway feeds it (docs/design.md
+  // D33).
   const scheduler = new Scheduler(schedulerSettings({ nodes: names.map((name) => ({ name })) }));
   states.onSnapshot((snapshot, askedAt) => {
     scheduler.step({ kind: 'views', views: [viewOfSnapshot(snapshot, askedAt)] }, time);

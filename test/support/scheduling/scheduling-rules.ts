@@ -1,7 +1,7 @@
 /**
- * The rules the simulated world holds the scheduler to (GUIDE D25, D26), each checked where it
- * could break and thrown as a Violation naming it. The group size is checked by simulated-nodes.ts
- * at every start; the rest are here.
+ * The rules the simulated world holds the scheduler to (docs/design.md D25, D26), each checked
+ * where it could break and thrown as a Violation naming it. The group size is checked by
+ * simulated-nodes.ts at every start; the rest are here.
  */
 import type { Action } from '../../../src/core/fleet/scheduling/types.ts';
 import { type SimulatedNode, Violation } from './simulated-nodes.ts';

@@ -120,7 +120,10 @@ export class SimulatedNodes {
     };
   }
 
-  /** GUIDE D26: never more members up (starting, running or stopping) than the group allows. */
+  /**
+   * docs/design.md D26: never more members up (starting, running or stopping) than the group
+   * allows.
+   */
   checkGroups(): void {
     for (const [group, settings] of this.groups) {
       const up = this.all.filter((node) => node.spec.group === group && node.state !== 'stopped');

@@ -1,6 +1,6 @@
 /**
- * Helpers for the scale-to-zero end-to-end tests (GUIDE D26): a chat request through the gateway,
- * a node's state as its own daemon reports it, and a daemon that a wake command starts
+ * Helpers for the scale-to-zero end-to-end tests (docs/design.md D26): a chat request through the
+ * gateway, a node's state as its own daemon reports it, and a daemon that a wake command starts
  * (test/fixtures/start-detached.mjs), killed by PID with everything under it when the test ends.
  * The engines on the process table are watched with engine-watch.ts.
  */

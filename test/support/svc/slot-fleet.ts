@@ -1,11 +1,11 @@
 /**
- * A fleet of slot-limited fake engines for the scheduler's end-to-end tests (GUIDE D25, D26): the
- * built gateway in front of K real `svc daemon` nodes, each running test/fixtures/fake-engine.mjs
- * with `slots:N,hold:MS` for the same model, so capacity, queueing and spill-over show on cue
- * without a real engine's cost. Every completion names the engine that served it
- * (`x-fake-engine-port`), so a test counts replies per node with servedBy(). Every process is
- * started through startProcess() (gateway-fleet.ts), so each is killed by PID at the test's end,
- * or sooner by stop().
+ * A fleet of slot-limited fake engines for the scheduler's end-to-end tests (docs/design.md D25,
+ * D26): the built gateway in front of K real `svc daemon` nodes, each running
+ * test/fixtures/fake-engine.mjs with `slots:N,hold:MS` for the same model, so capacity, queueing
+ * and spill-over show on cue without a real engine's cost. Every completion names the engine that
+ * served it (`x-fake-engine-port`), so a test counts replies per node with servedBy(). Every
+ * process is started through startProcess() (gateway-fleet.ts), so each is killed by PID at the
+ * test's end, or sooner by stop().
  */
 import { eventually } from '../time/eventually.ts';
 import {

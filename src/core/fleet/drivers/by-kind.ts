@@ -1,8 +1,8 @@
 /**
- * The driver for a whole fleet: one per node kind behind the seam (GUIDE D21), built once per
- * gateway or `svc fleet` run. Local nodes (GUIDE D27) are driven only where their engines are
- * supervised (the gateway passes its LocalEngines); elsewhere through the gateway the fleet file's
- * `gateway` section names, and without one they answer that the gateway runs them.
+ * The driver for a whole fleet: one per node kind behind the seam (docs/design.md D21), built once
+ * per gateway or `svc fleet` run. Local nodes (docs/design.md D27) are driven only where their
+ * engines are supervised (the gateway passes its LocalEngines); elsewhere through the gateway the
+ * fleet file's `gateway` section names, and without one they answer that the gateway runs them.
  */
 import { freeLoopbackPort } from '../../http/free-port.ts';
 import { daemonDriver } from './daemon-driver.ts';
@@ -31,7 +31,7 @@ export function fleetDriver(
   return byKind({
     daemon: daemonDriver(context),
     remote: remoteDriver(context, remote),
-    // GUIDE D27: the gateway drives its own local engines; anyone else asks that gateway.
+    // docs/design.md D27: the gateway drives its own local engines; anyone else asks that gateway.
     ...(local !== undefined
       ? {
           local: localDriver(context, local, {

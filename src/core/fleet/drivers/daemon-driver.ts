@@ -1,6 +1,6 @@
 /**
- * The `daemon` node kind (GUIDE D21): an svc daemon reached over its control API (spec §4.1). A
- * wake sends it the config its own Svcfile source resolves to, with its engine key.
+ * The `daemon` node kind (docs/design.md D21): an svc daemon reached over its control API (spec
+ * §4.1). A wake sends it the config its own Svcfile source resolves to, with its engine key.
  */
 import type { DaemonNode } from '../file/fleet-file.ts';
 import { withKeepCache } from '../file/node-keep-cache.ts';

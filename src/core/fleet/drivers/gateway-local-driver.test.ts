@@ -1,7 +1,8 @@
 /**
- * A local node driven from outside its gateway (GUIDE D27): status from the gateway's /v1/fleet,
- * stats from /v1/fleet/stats, start, stop and logs through its node endpoints with the operator
- * token when the file names one (GUIDE D28), every failure a reply naming the node, never a throw.
+ * A local node driven from outside its gateway (docs/design.md D27): status from the gateway's
+ * /v1/fleet, stats from /v1/fleet/stats, start, stop and logs through its node endpoints with the
+ * operator token when the file names one (docs/design.md D28), every failure a reply naming the
+ * node, never a throw.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -76,8 +77,9 @@ describe('a local node through its gateway', () => {
         ],
       },
     });
-    // GUIDE D25, D26: busy and slots are the node's; group, inFlight and idleStopAt are the fleet
-    // file's and the gateway's, which svc fleet status reads beside the node (gateway-readout.ts).
+    // docs/design.md D25, D26: busy and slots are the node's; group, inFlight and idleStopAt are
+    // the fleet file's and the gateway's, which svc fleet status reads beside the node
+    // (gateway-readout.ts).
     expect(await d.status(localNode('a'))).toEqual({
       ok: true,
       value: {

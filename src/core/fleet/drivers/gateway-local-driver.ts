@@ -1,9 +1,9 @@
 /**
- * A local node seen from outside its gateway (GUIDE D27): `svc fleet` cannot supervise an engine
- * the gateway runs, so it asks the gateway named in the fleet file's `gateway` section, with the
- * token that section names (the operator token, when the file names one, for start, stop and
- * logs, GUIDE D28): status from `/v1/fleet`, stats from `/v1/fleet/stats`, start and stop through
- * `POST /v1/fleet/nodes/{name}/start|stop`, a slice of the engine log from
+ * A local node seen from outside its gateway (docs/design.md D27): `svc fleet` cannot supervise an
+ * engine the gateway runs, so it asks the gateway named in the fleet file's `gateway` section, with
+ * the token that section names (the operator token, when the file names one, for start, stop and
+ * logs, docs/design.md D28): status from `/v1/fleet`, stats from `/v1/fleet/stats`, start and stop
+ * through `POST /v1/fleet/nodes/{name}/start|stop`, a slice of the engine log from
  * `GET /v1/fleet/nodes/{name}/logs` (the daemon's query and reply, spec §4.1 rule 5), so
  * `svc fleet logs -f` follows a local node as it follows a daemon's.
  */
@@ -191,7 +191,7 @@ export function gatewayLocalDriver(
           }
         : ({ ok: true, value: entry.stats } satisfies NodeReply<NodeStats>);
     },
-    // GUIDE D28: an engine log holds other callers' requests, so the gateway asks for the
+    // docs/design.md D28: an engine log holds other callers' requests, so the gateway asks for the
     // operator token where the file names one.
     logs: async (node, query) =>
       call<LogsResponse>(
@@ -216,8 +216,8 @@ function entryStatus(node: LocalNode, entry: FleetEntry | undefined): NodeReply<
     return { ok: false, outcome: 'failed', detail: entry.detail };
   }
   // The entry's fleet facts (kind, tags, what a wake would start, its group) and the gateway's
-  // own (its requests on the node, its idle stop; GUIDE D25, D26) are not the node's status:
-  // svc fleet status reads those beside the node, as it does for a daemon's.
+  // own (its requests on the node, its idle stop; docs/design.md D25, D26) are not the node's
+  // status: svc fleet status reads those beside the node, as it does for a daemon's.
   const {
     name: _name,
     kind: _kind,

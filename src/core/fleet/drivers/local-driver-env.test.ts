@@ -1,9 +1,9 @@
 /**
- * A local node's engine environment (GUIDE D27): what `svc serve` gives the engine from the same
- * Svcfile (the gateway's environment, the `.env` beside the Svcfile for what that leaves unset or
- * empty, the Svcfile's ENV lines over both), read by the local driver's wake source and handed to
- * the engine it starts; a daemon node's source carries none, so ENV values never leave this
- * machine. Real Svcfiles in a temp dir, fake engines: no process starts.
+ * A local node's engine environment (docs/design.md D27): what `svc serve` gives the engine from
+ * the same Svcfile (the gateway's environment, the `.env` beside the Svcfile for what that leaves
+ * unset or empty, the Svcfile's ENV lines over both), read by the local driver's wake source and
+ * handed to the engine it starts; a daemon node's source carries none, so ENV values never leave
+ * this machine. Real Svcfiles in a temp dir, fake engines: no process starts.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

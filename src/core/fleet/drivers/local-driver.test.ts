@@ -1,6 +1,6 @@
 /**
- * The local node kind (GUIDE D27) against fake engines: a wake starts the node's config on the
- * port BASEURL names, else its engine.port, else a free loopback port reported in status; the
+ * The local node kind (docs/design.md D27) against fake engines: a wake starts the node's config on
+ * the port BASEURL names, else its engine.port, else a free loopback port reported in status; the
  * engine key goes to the node's key file, never into argv; status and stats answer from the
  * node's own record (spec §3: a second start is 409, a crash is crashed, a stop is stopped); the
  * files live under <fleet state dir>/nodes/<name>/. No process starts and no time is waited for.

@@ -1,9 +1,10 @@
 /**
- * The `local` node kind (GUIDE D27): an engine the gateway supervises itself (local-engines.ts),
- * answering with the daemon's own records, so status, stats, activity and readiness follow the
- * same rules as a daemon node's (spec §3). A wake starts the config its `file:` resolves to, on
- * the port its BASEURL names, else its `engine.port`, else a free loopback port (reported in
- * status as `engine.port`), with the environment `svc serve` would give that Svcfile's engine.
+ * The `local` node kind (docs/design.md D27): an engine the gateway supervises itself
+ * (local-engines.ts), answering with the daemon's own records, so status, stats, activity and
+ * readiness follow the same rules as a daemon node's (spec §3). A wake starts the config its
+ * `file:` resolves to, on the port its BASEURL names, else its `engine.port`, else a free loopback
+ * port (reported in status as `engine.port`), with the environment `svc serve` would give that
+ * Svcfile's engine.
  */
 import type { DeployConfig } from '../../contract/schemas.ts';
 import { buildCommand } from '../../engines/build-command.ts';
@@ -164,7 +165,8 @@ export function localDriver(
               },
             );
             try {
-              // GUIDE D27: the environment `svc serve` would give it from the same Svcfile.
+              // docs/design.md D27: the environment `svc serve` would give it from the same
+              // Svcfile.
               await engine.start(
                 { spec, ...(source.env === undefined ? {} : { env: source.env }) },
                 key,

@@ -1,6 +1,6 @@
 /**
- * The engines of a fleet's local nodes (GUIDE D27), supervised by the gateway itself with the
- * daemon's own parts: one state record, sampler and supervisor per node (the same watchdog and
+ * The engines of a fleet's local nodes (docs/design.md D27), supervised by the gateway itself with
+ * the daemon's own parts: one state record, sampler and supervisor per node (the same watchdog and
  * process-group rules, so no engine outlives the gateway however it ends), its engine log, pid
  * record and key file under `<fleet state dir>/nodes/<name>/` (fleet-claim.ts). Built once per
  * gateway; the gateway claims the fleet before it listens, reaps what a dead gateway of the same
@@ -160,7 +160,7 @@ export class LocalEngine {
       await this.edges.removeKey(this.paths.key).catch(() => undefined);
       throw error;
     }
-    // GUIDE D27: a port chosen free is told here as well as in status (engine.port).
+    // docs/design.md D27: a port chosen free is told here as well as in status (engine.port).
     this.options.logger.info('local node engine listening', {
       node: this.name,
       port: this.record.snapshot().run?.endpoint.port,

@@ -33,7 +33,7 @@ function recording(kind: string, calls: string[]): NodeDriver {
 
 const node: FleetNode = daemonNode('gpu-a');
 
-describe('byKind (GUIDE D21)', () => {
+describe('byKind (docs/design.md D21)', () => {
   it("sends every call to the driver of the node's kind", async () => {
     const calls: string[] = [];
     const driver = byKind({

@@ -1,8 +1,9 @@
 /**
- * The node-kind seam (GUIDE D21): what the gateway, `/v1/models`, `/v1/fleet`, routing, waking and
- * `svc fleet` need from a node, and nothing about how a kind is reached. Each kind (`daemon`,
- * `remote`) is one driver implementing NodeDriver; `byKind` joins them into one driver that
- * dispatches on the node's kind, so a third kind is one driver plus one fleet-file parse branch.
+ * The node-kind seam (docs/design.md D21): what the gateway, `/v1/models`, `/v1/fleet`, routing,
+ * waking and `svc fleet` need from a node, and nothing about how a kind is reached. Each kind
+ * (`daemon`, `remote`) is one driver implementing NodeDriver; `byKind` joins them into one driver
+ * that dispatches on the node's kind, so a third kind is one driver plus one fleet-file parse
+ * branch.
  */
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
 import type { EngineSpec } from '../../engines/engine-spec.ts';
@@ -41,7 +42,7 @@ export type NodeReply<T> =
  */
 export type NodeStatus = Omit<StatusResponse, 'state' | 'version'> & {
   readonly state: StatusResponse['state'] | (string & Record<never, never>);
-  /** Always present from an svc daemon (GUIDE D1); a control plane may name none. */
+  /** Always present from an svc daemon (docs/design.md D1); a control plane may name none. */
   readonly version?: string;
   readonly retainUntil?: string;
 };
@@ -77,8 +78,8 @@ export interface NodeSource {
    */
   readonly spec?: EngineSpec;
   /**
-   * A local node's only (GUIDE D27): the environment `svc serve` would run the engine with from
-   * the same Svcfile (this process's, the `.env` beside the Svcfile, its ENV lines). A deploy
+   * A local node's only (docs/design.md D27): the environment `svc serve` would run the engine with
+   * from the same Svcfile (this process's, the `.env` beside the Svcfile, its ENV lines). A deploy
    * config carries none, so nothing here is ever sent to a node; never logged.
    */
   readonly env?: Readonly<Record<string, string>>;

@@ -1,5 +1,5 @@
 /**
- * The `remote` node kind (GUIDE D21): a cloud environment driven through its control plane
+ * The `remote` node kind (docs/design.md D21): a cloud environment driven through its control plane
  * (src/remote, docs/remote.md). Its registry entry is read once per run; a missing or incomplete
  * one is a `config-error` reply on that node alone, never a failure of the whole fleet. A wake
  * boots the environment as deployed and pushes nothing (spec §4.2 rule 5).

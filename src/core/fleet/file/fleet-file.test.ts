@@ -1,5 +1,5 @@
 /**
- * The fleet file's nodes (docs/fleet-file.md, GUIDE D21): each kind's fields, defaults,
+ * The fleet file's nodes (docs/fleet-file.md, docs/design.md D21): each kind's fields, defaults,
  * overrides and refusals.
  */
 import { describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * The fleet file (`fleet.yaml`, docs/fleet-file.md): the nodes a gateway
  * serves and the settings it routes by. Pure: YAML text and the variables it may reference in,
  * a Fleet or every problem found (each naming the node) out. The YAML itself, and the refusal of
- * unknown keys (GUIDE D20), are fleet-yaml.ts's.
+ * unknown keys (docs/design.md D20), are fleet-yaml.ts's.
  */
 import { corsOrigins } from '../../http/cors.ts';
 import { failed, ok, type Result } from '../../project/diagnostics.ts';
@@ -31,7 +31,10 @@ export type {
 export type { NodeScheduling } from './node-scheduling.ts';
 export type Preference = 'idle' | 'active';
 
-/** The fleet file; its top-level scheduling settings (GUIDE D25, D26) are FleetScheduling's. */
+/**
+ * The fleet file; its top-level scheduling settings (docs/design.md D25, D26) are
+ * FleetScheduling's.
+ */
 export interface Fleet extends FleetScheduling {
   readonly path: string;
   readonly nodes: readonly FleetNode[];
@@ -44,9 +47,15 @@ export interface Fleet extends FleetScheduling {
     readonly tags?: Readonly<Record<string, number>>;
   };
   readonly gateway?: FleetGateway;
-  /** `gateway.cors`: the origins browsers may call the gateway from; absent allows any (GUIDE D22). */
+  /**
+   * `gateway.cors`: the origins browsers may call the gateway from; absent allows any
+   * (docs/design.md D22).
+   */
   readonly cors?: readonly string[];
-  /** `gateway.operatorTokenEnv` (GUIDE D28): the operator token's variable, and its value when set. */
+  /**
+   * `gateway.operatorTokenEnv` (docs/design.md D28): the operator token's variable, and its value
+   * when set.
+   */
   readonly operator?: FleetOperator;
   /** `callers` (docs/design.md D29); absent: the gateway and operator tokens alone, as before. */
   readonly callers?: readonly FleetCaller[];
@@ -72,7 +81,8 @@ export interface FleetSources {
   /**
    * `required` (the default) makes a node's unset token variable a problem; `lenient` leaves its
    * value absent (keeping the variable's name) for commands that need only the `gateway` section,
-   * or one node they check themselves (GUIDE D24). The operator token's variable follows it too.
+   * or one node they check themselves (docs/design.md D24). The operator token's variable follows
+   * it too.
    */
   readonly nodeTokens?: 'required' | 'lenient';
 }

@@ -1,6 +1,6 @@
 /**
- * Strict fleet files (GUIDE D20): an unknown key at any level is refused naming the key, its
- * node, its line and the closest known key, every one at once.
+ * Strict fleet files (docs/design.md D20): an unknown key at any level is refused naming the key,
+ * its node, its line and the closest known key, every one at once.
  */
 import { describe, expect, it } from 'vitest';
 

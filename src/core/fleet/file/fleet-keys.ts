@@ -1,6 +1,6 @@
 /**
- * The keys a fleet file may use, in one table, and the check that refuses any other (GUIDE D20:
- * the original ignored unknown keys, so a misspelt `wake: off` silently left waking on and a
+ * The keys a fleet file may use, in one table, and the check that refuses any other (docs/design.md
+ * D20: the original ignored unknown keys, so a misspelt `wake: off` silently left waking on and a
  * misspelt `tokenEnv` sent no token). Adding a key to the schema is one line here.
  * Pure: a parsed YAML document in, one problem per unknown key (naming it, its node, its line and
  * the closest known key) out.
@@ -24,8 +24,8 @@ type KeyTable = Readonly<Record<string, Shape>>;
 const ENGINE_KEYS: KeyTable = { host: 'value', port: 'value', path: 'value' };
 
 // One table for every node kind: which keys a kind may use is its parse branch's rule
-// (fleet-node.ts). A `local` node (GUIDE D27) takes file (required), tags, wake, engineTokenEnv and
-// engine.port, and is refused host, port and tokenEnv there.
+// (fleet-node.ts). A `local` node (docs/design.md D27) takes file (required), tags, wake,
+// engineTokenEnv and engine.port, and is refused host, port and tokenEnv there.
 const NODE_KEYS: KeyTable = {
   name: 'value',
   kind: 'value',
@@ -38,7 +38,7 @@ const NODE_KEYS: KeyTable = {
   tags: 'free',
   wake: 'value',
   'instance-type': 'value',
-  // GUIDE D25, D26: the node's own scheduling settings (node-scheduling.ts).
+  // docs/design.md D25, D26: the node's own scheduling settings (node-scheduling.ts).
   scaleOut: 'value',
   idleStop: 'value',
   keepWarm: 'value',
@@ -80,7 +80,7 @@ export const FLEET_KEYS: KeyTable = {
   },
   // The engine key variable of remote nodes that name none (spec §4.2 rule 4).
   apiKeyEnv: 'value',
-  // GUIDE D25, D26: fleet-wide scheduling (fleet-scheduling.ts).
+  // docs/design.md D25, D26: fleet-wide scheduling (fleet-scheduling.ts).
   queue: { keys: { ...QUEUE_LIMIT_KEYS, models: { named: { keys: QUEUE_LIMIT_KEYS } } } },
   affinity: 'value',
   scaleOut: 'value',

@@ -1,7 +1,7 @@
 /**
- * Local nodes (GUIDE D27): the gateway runs their engines itself from `file:`, so a local node
- * needs a file and is refused a host, port, token, engine host/path, wake or sleep command, each
- * problem naming the node and the key.
+ * Local nodes (docs/design.md D27): the gateway runs their engines itself from `file:`, so a local
+ * node needs a file and is refused a host, port, token, engine host/path, wake or sleep command,
+ * each problem naming the node and the key.
  */
 import { describe, expect, it } from 'vitest';
 

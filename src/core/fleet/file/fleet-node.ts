@@ -1,9 +1,10 @@
 /**
  * One node of a fleet file (docs/fleet-file.md, "Nodes"), pure: its YAML mapping
- * in, a FleetNode or problems naming it out. One parse branch per node kind (GUIDE D21): a
+ * in, a FleetNode or problems naming it out. One parse branch per node kind (docs/design.md D21): a
  * `daemon` is reached at its host's control API; a `remote` environment is named by its registry
  * key, has no host, and always gates its engine with a key (spec §4.2 rule 4); a `local` node's
- * engine is supervised by the gateway itself from its `file:` (GUIDE D27): no host, port or token.
+ * engine is supervised by the gateway itself from its `file:` (docs/design.md D27): no host, port
+ * or token.
  */
 import { instanceTypeProblem } from '../../contract/deploy-config.ts';
 import { remoteNameProblem } from '../../remote/names.ts';
@@ -15,7 +16,9 @@ export { type EngineOverride, isRecord } from './node-fields.ts';
 
 export type WakePolicy = 'on' | 'off';
 
-/** What every node has, whatever its kind; its scheduling settings too (GUIDE D25, D26). */
+/**
+ * What every node has, whatever its kind; its scheduling settings too (docs/design.md D25, D26).
+ */
 interface NodeCommon extends NodeScheduling, NodeKeepCache {
   readonly name: string;
   /** The engine key, resolved from `engineTokenEnv` (a remote node: else the file's `apiKeyEnv`). */
@@ -53,16 +56,16 @@ export interface RemoteNode extends NodeCommon {
 }
 
 /**
- * An engine the gateway supervises itself (GUIDE D27), from its project file (`file:`, required):
- * no host, port or token, since nothing stands between the gateway and the engine. Its engine
- * override names only a port (the engine listens on loopback).
+ * An engine the gateway supervises itself (docs/design.md D27), from its project file (`file:`,
+ * required): no host, port or token, since nothing stands between the gateway and the engine. Its
+ * engine override names only a port (the engine listens on loopback).
  */
 export interface LocalNode extends NodeCommon {
   readonly kind: 'local';
   readonly file: string;
 }
 
-/** One node of a fleet file, by kind (GUIDE D21): a kind carries only its own fields. */
+/** One node of a fleet file, by kind (docs/design.md D21): a kind carries only its own fields. */
 export type FleetNode = DaemonNode | RemoteNode | LocalNode;
 
 export interface NodeParseContext {
@@ -169,7 +172,10 @@ function remoteParts(
   };
 }
 
-/** The parts of a local node (GUIDE D27): its project file and engine key; problems name the node. */
+/**
+ * The parts of a local node (docs/design.md D27): its project file and engine key; problems name
+ * the node.
+ */
 function localParts(
   raw: Record<string, unknown>,
   name: string,

@@ -1,7 +1,7 @@
 /**
- * `gateway.operatorTokenEnv` (GUIDE D28): resolved like a node's token, required unless read
- * leniently (GUIDE D24), a key the strict table knows (GUIDE D20), and enough on its own to make
- * a gateway section that names no url.
+ * `gateway.operatorTokenEnv` (docs/design.md D28): resolved like a node's token, required unless
+ * read leniently (docs/design.md D24), a key the strict table knows (docs/design.md D20), and
+ * enough on its own to make a gateway section that names no url.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -51,7 +51,7 @@ describe('operatorOf', () => {
     ]);
   });
 
-  it('leaves an unset variable to the caller when read leniently (GUIDE D24)', () => {
+  it('leaves an unset variable to the caller when read leniently (docs/design.md D24)', () => {
     const { sources, problems } = resolve({}, true);
     expect(operatorOf('OPS', sources)).toEqual({ tokenEnv: 'OPS' });
     expect(problems).toEqual([]);
@@ -80,7 +80,7 @@ describe('gateway.operatorTokenEnv in a fleet file', () => {
     ]);
   });
 
-  it('reads leniently for commands that need only the gateway section (GUIDE D24)', () => {
+  it('reads leniently for commands that need only the gateway section (docs/design.md D24)', () => {
     const result = parse(text('url: http://gw:4000', 'operatorTokenEnv: OPS'), {
       nodeTokens: 'lenient',
     });
@@ -101,7 +101,7 @@ describe('gateway.operatorTokenEnv in a fleet file', () => {
     expect(result.ok && result.value.operator).toBeUndefined();
   });
 
-  it('refuses a misspelt key, naming the closest (GUIDE D20)', () => {
+  it('refuses a misspelt key, naming the closest (docs/design.md D20)', () => {
     const result = parse(text('url: http://gw:4000', 'operatorTokenENV: OPS'));
     expect(result.ok ? [] : result.problems).toEqual([
       'fleet.yaml: unknown key "operatorTokenENV" in gateway (line 3): did you mean "operatorTokenEnv"?',

@@ -1,7 +1,7 @@
 /**
- * The fleet file's `gateway.operatorTokenEnv` (GUIDE D28): the variable holding the token that
- * may start and stop nodes through the gateway. Pure: the key's value and a variable lookup in,
- * the variable's name and value (or a problem naming the key) out. The value never appears in a
+ * The fleet file's `gateway.operatorTokenEnv` (docs/design.md D28): the variable holding the token
+ * that may start and stop nodes through the gateway. Pure: the key's value and a variable lookup
+ * in, the variable's name and value (or a problem naming the key) out. The value never appears in a
  * problem.
  */
 
@@ -17,7 +17,7 @@ export interface OperatorSources {
   readonly lookup: (name: string) => string | undefined;
   /**
    * Whether an unset variable is left for the caller to judge: commands that need only the
-   * gateway's url and token (`svc code`) never need the operator's (GUIDE D24).
+   * gateway's url and token (`svc code`) never need the operator's (docs/design.md D24).
    */
   readonly lenient: boolean;
   readonly problem: (message: string) => void;

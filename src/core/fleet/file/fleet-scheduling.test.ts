@@ -1,6 +1,7 @@
 /**
- * The fleet file's top-level scheduling settings (GUIDE D25 `queue`, `affinity`, `scaleOut`;
- * GUIDE D26 `idleStop`, `groups`) and the check that a node's `group` is declared.
+ * The fleet file's top-level scheduling settings (docs/design.md D25 `queue`, `affinity`,
+ * `scaleOut`; docs/design.md D26 `idleStop`, `groups`) and the check that a node's `group` is
+ * declared.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -139,7 +140,7 @@ describe('group membership', () => {
   });
 });
 
-describe('unknown scheduling keys (GUIDE D20)', () => {
+describe('unknown scheduling keys (docs/design.md D20)', () => {
   it('names a misspelt key under queue, queue.models, groups and a node', () => {
     expect(
       problems(

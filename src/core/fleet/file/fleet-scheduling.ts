@@ -1,9 +1,10 @@
 /**
- * The fleet file's top-level scheduling settings (GUIDE D25 `queue`, `affinity`, `scaleOut`;
- * GUIDE D26 `idleStop`, `groups`), and the check that every node's `group` is declared. Pure: the
- * file's mapping and its parsed nodes in, the settings as written and problems naming each key's
- * place out. Defaults are the scheduler's (scheduling/settings.ts), so "unset" stays visible here.
- * A group with more members than its `max` is no problem: that is what a group is for.
+ * The fleet file's top-level scheduling settings (docs/design.md D25 `queue`, `affinity`,
+ * `scaleOut`; docs/design.md D26 `idleStop`, `groups`), and the check that every node's `group` is
+ * declared. Pure: the file's mapping and its parsed nodes in, the settings as written and problems
+ * naming each key's place out. Defaults are the scheduler's (scheduling/settings.ts), so "unset"
+ * stays visible here. A group with more members than its `max` is no problem: that is what a group
+ * is for.
  */
 import { closestName } from '../../closest-name.ts';
 import {
@@ -15,7 +16,10 @@ import {
   switchOf,
 } from './scheduling-values.ts';
 
-/** `queue` or one `queue.models` entry, as written; each key left out falls back (GUIDE D25). */
+/**
+ * `queue` or one `queue.models` entry, as written; each key left out falls back (docs/design.md
+ * D25).
+ */
 export interface FleetQueueLimits {
   readonly max?: number;
   readonly timeoutMs?: number;
@@ -34,11 +38,11 @@ export interface FleetGroup {
 
 export interface FleetScheduling {
   readonly queue?: FleetQueue;
-  /** GUIDE D25 `affinity` (default on). */
+  /** docs/design.md D25 `affinity` (default on). */
   readonly affinity?: boolean;
-  /** GUIDE D25 fleet-wide `scaleOut` (default off); a node's own wins. */
+  /** docs/design.md D25 fleet-wide `scaleOut` (default off); a node's own wins. */
   readonly scaleOut?: boolean;
-  /** GUIDE D26 fleet-wide `idleStop` (default off); a node's own wins. */
+  /** docs/design.md D26 fleet-wide `idleStop` (default off); a node's own wins. */
   readonly idleStopMs?: number | 'off';
   readonly groups?: ReadonlyMap<string, FleetGroup>;
 }

@@ -157,7 +157,7 @@ describe('gateway section', () => {
     ]);
   });
 
-  it('reads cors origins, with or without a url (GUIDE D22)', () => {
+  it('reads cors origins, with or without a url (docs/design.md D22)', () => {
     const both = parsed(withGateway('url: http://gw:4000', 'cors: [https://app.example, "*"]'));
     expect(both.cors).toEqual(['https://app.example', '*']);
     expect(both.gateway?.url).toBe('http://gw:4000');

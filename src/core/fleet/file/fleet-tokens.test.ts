@@ -1,6 +1,6 @@
 /**
  * The fleet file's token variables: resolved from the environment, then the .env beside it;
- * strict or lenient (GUIDE D24) when one is set nowhere.
+ * strict or lenient (docs/design.md D24) when one is set nowhere.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -67,7 +67,7 @@ describe('token variables', () => {
     expect(found[1]).toMatch(/ENGINE_KEY is not set \(node "a", engineTokenEnv\)/);
   });
 
-  it('in lenient mode keeps the names of unset variables and no values (GUIDE D24)', () => {
+  it('in lenient mode keeps the names of unset variables and no values (docs/design.md D24)', () => {
     const result = parseFleet(text, 'fleet.yaml', {
       env: {},
       dotenv: {},
@@ -86,7 +86,7 @@ describe('token variables', () => {
     ]);
   });
 
-  it('refuses a literal token: key instead of ignoring it (GUIDE D20)', () => {
+  it('refuses a literal token: key instead of ignoring it (docs/design.md D20)', () => {
     expect(problems(oneNode('token: abc'))).toEqual([
       'fleet.yaml: unknown key "token" in node "a" (line 4): did you mean "tokenEnv"?',
     ]);

@@ -2,7 +2,7 @@
  * Reading a fleet file's YAML (YAML 1.2, so `wake: on` stays the string "on") into plain data,
  * refusing what a user would otherwise learn about too late: a syntax error is reported by line
  * with what to fix (never the parser's text ending in a dangling colon), and an unknown key
- * anywhere is found (GUIDE D20, fleet-keys.ts). Pure: text in, data and its problems out.
+ * anywhere is found (docs/design.md D20, fleet-keys.ts). Pure: text in, data and its problems out.
  */
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 

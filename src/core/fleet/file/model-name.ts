@@ -21,7 +21,7 @@ export function reportedModelOf(config: NodeConfig): string {
   return config.runner === 'llamacpp' && config.quant !== undefined ? `${id}:${config.quant}` : id;
 }
 
-/** The name requests use for a config: its served name, else its model (GUIDE D14). */
+/** The name requests use for a config: its served name, else its model (docs/design.md D14). */
 export function modelNameOf(config: NodeConfig): string {
   return config.servedModelName ?? reportedModelOf(config);
 }

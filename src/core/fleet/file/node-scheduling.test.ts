@@ -1,7 +1,7 @@
 /**
- * A node's own scheduling settings (GUIDE D25 `scaleOut`; GUIDE D26 `idleStop`, `keepWarm`,
- * `group`, `wakeCommand`, `sleepCommand`): read as written on every node kind, each bad value
- * refused naming the node and the key.
+ * A node's own scheduling settings (docs/design.md D25 `scaleOut`; docs/design.md D26 `idleStop`,
+ * `keepWarm`, `group`, `wakeCommand`, `sleepCommand`): read as written on every node kind, each bad
+ * value refused naming the node and the key.
  */
 import { describe, expect, it } from 'vitest';
 

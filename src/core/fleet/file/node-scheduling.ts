@@ -1,24 +1,32 @@
 /**
- * A node's own scheduling settings (GUIDE D25 `scaleOut`, GUIDE D26 `idleStop`, `keepWarm`,
- * `group`, `wakeCommand`, `sleepCommand`), read the same way for every node kind, so a new kind
- * gets them by spreading this into its node. Pure: the node's YAML mapping in, the settings as
- * written (defaults are the scheduler's, settings.ts) and problems naming the node and key out.
- * Whether `group` names a declared group is fleet-scheduling.ts's check (it needs the whole file).
+ * A node's own scheduling settings (docs/design.md D25 `scaleOut`, docs/design.md D26 `idleStop`,
+ * `keepWarm`, `group`, `wakeCommand`, `sleepCommand`), read the same way for every node kind, so a
+ * new kind gets them by spreading this into its node. Pure: the node's YAML mapping in, the
+ * settings as written (defaults are the scheduler's, settings.ts) and problems naming the node and
+ * key out. Whether `group` names a declared group is fleet-scheduling.ts's check (it needs the
+ * whole file).
  */
 import { argvOf, idleStopOf, type Problem, switchOf } from './scheduling-values.ts';
 
 export interface NodeScheduling {
-  /** GUIDE D25: whether this node may be started for load; absent: the file's `scaleOut`. */
+  /**
+   * docs/design.md D25: whether this node may be started for load; absent: the file's `scaleOut`.
+   */
   readonly scaleOut?: boolean;
-  /** GUIDE D26: stop after this long without work, or `off` even when the file sets one. */
+  /**
+   * docs/design.md D26: stop after this long without work, or `off` even when the file sets one.
+   */
   readonly idleStopMs?: number | 'off';
-  /** GUIDE D26: started when the gateway starts, and never idle-stopped. */
+  /** docs/design.md D26: started when the gateway starts, and never idle-stopped. */
   readonly keepWarm?: boolean;
-  /** GUIDE D26: the group (top-level `groups`) whose members share this node's memory. */
+  /** docs/design.md D26: the group (top-level `groups`) whose members share this node's memory. */
   readonly group?: string;
-  /** GUIDE D26: run (no shell) before a wake, to bring the machine up; bounded by --wake-timeout. */
+  /**
+   * docs/design.md D26: run (no shell) before a wake, to bring the machine up; bounded by
+   * --wake-timeout.
+   */
   readonly wakeCommand?: readonly string[];
-  /** GUIDE D26: run (no shell) after the node is stopped, to put the machine to sleep. */
+  /** docs/design.md D26: run (no shell) after the node is stopped, to put the machine to sleep. */
   readonly sleepCommand?: readonly string[];
 }
 

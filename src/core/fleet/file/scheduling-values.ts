@@ -1,8 +1,8 @@
 /**
- * The kinds of value the fleet file's scheduling keys take (GUIDE D25, D26): a switch (`on`/`off`),
- * a duration in the `--wake-timeout` syntax, a whole number in range, and an argv list. Pure: each
- * reader takes the raw YAML value and the key's place (`node "a": idleStop`, `queue.max`), reports
- * one problem naming that place, and returns the value or undefined.
+ * The kinds of value the fleet file's scheduling keys take (docs/design.md D25, D26): a switch
+ * (`on`/`off`), a duration in the `--wake-timeout` syntax, a whole number in range, and an argv
+ * list. Pure: each reader takes the raw YAML value and the key's place (`node "a": idleStop`,
+ * `queue.max`), reports one problem naming that place, and returns the value or undefined.
  */
 import { parseDuration } from '../../duration.ts';
 
@@ -47,7 +47,7 @@ export function isZeroDuration(value: unknown): boolean {
   return typeof value === 'string' && /^0+(\.0+)?(ms|s|m|h)$/.test(value);
 }
 
-/** `idleStop`: a duration, or `off` (GUIDE D26). */
+/** `idleStop`: a duration, or `off` (docs/design.md D26). */
 export function idleStopOf(
   value: unknown,
   place: string,
@@ -77,8 +77,9 @@ export function countOf(
 }
 
 /**
- * `wakeCommand`, `sleepCommand` (GUIDE D26): run without a shell, so only a list of strings says
- * where one argument ends; a string would have to be split by rules the user cannot see.
+ * `wakeCommand`, `sleepCommand` (docs/design.md D26): run without a shell, so only a list of
+ * strings says where one argument ends; a string would have to be split by rules the user cannot
+ * see.
  */
 export function argvOf(
   value: unknown,

@@ -105,11 +105,11 @@ export async function openNodeProject(
 }
 
 /**
- * A local node's source (GUIDE D27): its deploy config and the environment `svc serve` would run
- * the engine with from the same Svcfile, computed by the same code (openProject: `context.env`,
- * then the `.env` beside the Svcfile for what that leaves unset or empty, then its ENV lines).
- * What no deploy config can carry (`PROVIDER command`, ENGINE; docs/design.md D31, spec §2.7)
- * comes as the engine spec itself, which only the gateway's own supervisor runs.
+ * A local node's source (docs/design.md D27): its deploy config and the environment `svc serve`
+ * would run the engine with from the same Svcfile, computed by the same code (openProject:
+ * `context.env`, then the `.env` beside the Svcfile for what that leaves unset or empty, then its
+ * ENV lines). What no deploy config can carry (`PROVIDER command`, ENGINE; docs/design.md D31, spec
+ * §2.7) comes as the engine spec itself, which only the gateway's own supervisor runs.
  */
 export async function localNodeSource(
   fleet: Fleet,

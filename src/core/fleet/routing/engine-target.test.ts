@@ -156,7 +156,7 @@ describe('engineTarget status codes and full origins', () => {
     expect('unusable' in local ? local.status : 0).toBe(502);
   });
 
-  it('reaches a local node engine on loopback, its own machine (GUIDE D27)', () => {
+  it('reaches a local node engine on loopback, its own machine (docs/design.md D27)', () => {
     const snapshot = running(localNode('box'), { engine: { port: 41001, loopbackOnly: true } });
     expect(target(snapshot)).toEqual({ baseUrl: 'http://127.0.0.1:41001/v1' });
     expect(loopbackOnly(snapshot)).toBe(false);

@@ -1,8 +1,8 @@
 /**
- * What the scheduler does not decide about a node (GUIDE D33: it alone places, wakes, swaps and
- * refuses): how this gateway reaches a running node's engine, pure. A loopback-only engine
- * without an engine override is never reachable (GUIDE D15); the scheduler's view of it then
- * serves nothing and carries `loopbackText` as its reason.
+ * What the scheduler does not decide about a node (docs/design.md D33: it alone places, wakes,
+ * swaps and refuses): how this gateway reaches a running node's engine, pure. A loopback-only
+ * engine without an engine override is never reachable (docs/design.md D15); the scheduler's view
+ * of it then serves nothing and carries `loopbackText` as its reason.
  */
 import type { GatewayErrorCode } from '../../http/gateway-error.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
@@ -37,10 +37,11 @@ export function serves(snapshot: NodeSnapshot, model: string): boolean {
 
 /**
  * Whether a running node's engine answers only on its own machine and the node names no engine
- * host to reach it by (GUIDE D15): no request can be sent there.
+ * host to reach it by (docs/design.md D15): no request can be sent there.
  */
 export function loopbackOnly(snapshot: NodeSnapshot & { ok: true }): boolean {
-  // A local node's engine runs beside the gateway (GUIDE D27): its loopback is the gateway's own.
+  // A local node's engine runs beside the gateway (docs/design.md D27): its loopback is the
+  // gateway's own.
   return (
     snapshot.node.kind !== 'local' &&
     snapshot.status.engine?.loopbackOnly === true &&
@@ -48,7 +49,7 @@ export function loopbackOnly(snapshot: NodeSnapshot & { ok: true }): boolean {
   );
 }
 
-/** Why a loopback-only engine cannot be used, and what to change (GUIDE D15, D19). */
+/** Why a loopback-only engine cannot be used, and what to change (docs/design.md D15, D19). */
 export function loopbackText(node: Pick<FleetNode, 'name'>, fleetPath: string): string {
   return `node "${node.name}" has its engine bound to loopback, so it answers only on that machine: bind the engine to a reachable address (llama.cpp's --host 0.0.0.0), or give this node an engine host in ${fleetPath}`;
 }
@@ -62,13 +63,13 @@ export function engineTarget(
   const engine = status.engine;
   const override = node.engine;
   if (loopbackOnly(snapshot)) {
-    // GUIDE D19: a loopback-only match is a 502 naming the node; retrying cannot help.
+    // docs/design.md D19: a loopback-only match is a 502 naming the node; retrying cannot help.
     return { status: 502, code: 'loopback_only', unusable: loopbackText(node, fleetPath) };
   }
   const port = override?.port ?? engine?.port;
   // spec §2.2: a remote environment publishes the address its engine is reached by; a daemon's
   // reported host is only its bind address (0.0.0.0), so the node's own host stands for it; a
-  // local node's engine runs beside the gateway, on loopback (GUIDE D27).
+  // local node's engine runs beside the gateway, on loopback (docs/design.md D27).
   const host =
     override?.host ??
     (node.kind === 'remote' ? engine?.host : node.kind === 'local' ? '127.0.0.1' : node.host);

@@ -1,6 +1,6 @@
 /**
  * Whether a running node's engine answers to a model (spec §4.2 rule 1): by served name or model
- * id, only while it runs. Which node a request goes to is the scheduler's (GUIDE D33).
+ * id, only while it runs. Which node a request goes to is the scheduler's (docs/design.md D33).
  */
 import { describe, expect, it } from 'vitest';
 

@@ -4,8 +4,8 @@
  * (scheduler.ts makes them); each method keeps the books consistent with one thing that happened.
  *
  * The in-flight count is kept per request, from dispatch to `end`, so an end frees the node it ran
- * on and a node's count is exact (GUIDE D25 `inFlight`). It is the gateway's only count: a stop
- * refusal (GUIDE D28), `/v1/fleet` and `/metrics` all read it here.
+ * on and a node's count is exact (docs/design.md D25 `inFlight`). It is the gateway's only count: a
+ * stop refusal (docs/design.md D28), `/v1/fleet` and `/metrics` all read it here.
  */
 import { type GroupView, groupViews } from './nodes/groups.ts';
 import { IdleDue } from './nodes/idle-due.ts';
@@ -103,7 +103,7 @@ export class Ledger {
     return rate;
   }
 
-  /** Where the request's leading prompt last went, when affinity is on (GUIDE D25). */
+  /** Where the request's leading prompt last went, when affinity is on (docs/design.md D25). */
   affinityNode(entry: { readonly affinity?: string }): string | undefined {
     return this.settings.affinity && entry.affinity !== undefined
       ? this.affinity.nodeFor(entry.affinity)

@@ -1,14 +1,14 @@
 /**
- * What the scheduler would do with a request for a model now (GUIDE D33 `GET /v1/fleet/route`),
- * pure and read-only: the same arrival (arrival.ts) and plan (wakes.ts) an `arrive` applies, over
- * the same books, with each node's verdict and why. Asking changes nothing: no request is queued,
- * no node is woken or stopped.
+ * What the scheduler would do with a request for a model now (docs/design.md D33 `GET
+ * /v1/fleet/route`), pure and read-only: the same arrival (arrival.ts) and plan (wakes.ts) an
+ * `arrive` applies, over the same books, with each node's verdict and why. Asking changes nothing:
+ * no request is queued, no node is woken or stopped.
  *
  * Actions: `serve` (a ready node has a free slot), `queue` (every ready node is full, or its group
  * is held: the request waits), `wake` (a node is started for it, or is already coming), `swap` (a
  * group member is stopped first: `stops` names it), `refuse` (`refusal` gives the scheduler's
- * reason). `fallback` is reserved for fallbacks to an upstream node (GUIDE D30), which this
- * scheduler does not take yet: it never answers it.
+ * reason). `fallback` is reserved for fallbacks to an upstream node (docs/design.md D30), which
+ * this scheduler does not take yet: it never answers it.
  */
 import type { Ledger } from './ledger.ts';
 import { holder } from './nodes/groups.ts';
@@ -142,7 +142,8 @@ function chosenOf(books: Ledger, model: string, now: number): Chosen {
         reason: `"${arrival.node.settings.name}" serves ${model} and has a free slot`,
       };
     case 'refuse':
-      // A route is asked with every right: `wake_not_allowed` (docs/design.md D29) is no answer here.
+      // A route is asked with every right: `wake_not_allowed` (docs/design.md D29) is no answer
+      // here.
       return arrival.reason !== 'queue_full'
         ? { action: 'refuse', stops: [], refusal: 'no_node', reason: noNodeText(model) }
         : {

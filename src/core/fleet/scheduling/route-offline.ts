@@ -1,7 +1,7 @@
 /**
- * `svc fleet route` without a gateway to ask (GUIDE D33), pure: a fresh scheduler for the fleet
- * file, fed the views of the nodes' own status and what their sources would start, asked what it
- * would do. It is the gateway's own code over the same facts, less what only a running gateway
+ * `svc fleet route` without a gateway to ask (docs/design.md D33), pure: a fresh scheduler for the
+ * fleet file, fed the views of the nodes' own status and what their sources would start, asked what
+ * it would do. It is the gateway's own code over the same facts, less what only a running gateway
  * knows: its requests in flight, its queue, its wakes under way and its affinity memory.
  */
 import type { Fleet } from '../file/fleet-file.ts';

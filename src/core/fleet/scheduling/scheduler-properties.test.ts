@@ -1,7 +1,7 @@
 /**
- * The scheduler's invariants over random interleavings (GUIDE D25, D26): requests arriving,
- * ending and hanging up; nodes starting, crashing on start, loading for ever, crashing later,
- * carrying others' load; refreshes arriving late; the clock jumping. The simulated world
+ * The scheduler's invariants over random interleavings (docs/design.md D25, D26): requests
+ * arriving, ending and hanging up; nodes starting, crashing on start, loading for ever, crashing
+ * later, carrying others' load; refreshes arriving late; the clock jumping. The simulated world
  * (test/support/scheduling/scheduling-world.ts) checks every rule as it applies each action and throws a
  * violation naming the rule, which fast-check shrinks to its shortest counterexample:
  * FIFO per model; no request lost (each dispatched, refused or hung up, exactly once, and every

@@ -1,6 +1,6 @@
 /**
- * The scheduler's decisions for capacity and the queue (GUIDE D25, spec §4.2 rules 3 and 5), one
- * rule per test, on an injected clock: slot accounting, FIFO, bounds, hang-up, affinity,
+ * The scheduler's decisions for capacity and the queue (docs/design.md D25, spec §4.2 rules 3 and
+ * 5), one rule per test, on an injected clock: slot accounting, FIFO, bounds, hang-up, affinity,
  * scale-out, and a wake being the same wait as the queue.
  */
 import { describe, expect, it } from 'vitest';
@@ -69,7 +69,7 @@ describe('slots', () => {
     expect(dispatches(actions)).toHaveLength(6);
   });
 
-  it('waits for a node that is loading instead of waking another (GUIDE D13)', () => {
+  it('waits for a node that is loading instead of waking another (docs/design.md D13)', () => {
     const h = new Harness(TWO_NODES, [running('a', { ready: false }), stopped('b')]);
     expect(h.arrive(1)).toEqual([]);
     expect(h.scheduler.awaited()).toEqual(['a']);

@@ -1,9 +1,10 @@
 /**
- * The gateway's scheduler (GUIDE D25, D26; spec §4.2 rules 3 and 5): which node each request goes
- * to, which wait, which are refused, which nodes to wake and which to stop. Deterministic and free
- * of I/O: the gateway feeds it events with the time, applies the actions it answers, and reports
- * how each wake and stop ended as another event. The same events at the same times give the same
- * actions, which is what the tests (an injected clock, random interleavings) rely on.
+ * The gateway's scheduler (docs/design.md D25, D26; spec §4.2 rules 3 and 5): which node each
+ * request goes to, which wait, which are refused, which nodes to wake and which to stop.
+ * Deterministic and free of I/O: the gateway feeds it events with the time, applies the actions it
+ * answers, and reports how each wake and stop ended as another event. The same events at the same
+ * times give the same actions, which is what the tests (an injected clock, random interleavings)
+ * rely on.
  *
  * Wiring, at the edge, one loop: feed(event) applies every action of step(event, now()), then
  * arms one timer for nextDueAt(now()) that feeds `tick`. A request `arrive`s and is answered, now
@@ -13,8 +14,8 @@
  * (which feeds its activity record, spec §3) as `activity`, after the step that asked for it.
  *
  * One concern per file: arrival.ts (what an arrival gets), route-decision.ts (the same, read-only,
- * GUIDE D33), slots.ts, placement.ts (place-index.ts keeps its choice per model), queue.ts,
- * deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, starts.ts (an
+ * docs/design.md D33), slots.ts, placement.ts (place-index.ts keeps its choice per model),
+ * queue.ts, deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, starts.ts (an
  * operator's start), idle-stop.ts (and its fresh reads), keep-warm.ts, node-upkeep.ts (both),
  * nodes.ts, ledger.ts (the books), due.ts (the timer; idle-due.ts), lazy-heap.ts, affinity.ts and
  * affinity-key.ts, settings.ts (defaults).
@@ -110,22 +111,25 @@ export class Scheduler {
     return this.books.queue.size;
   }
 
-  /** GUIDE D25 `queued`: how many wait for each model. */
+  /** docs/design.md D25 `queued`: how many wait for each model. */
   queued(): ReadonlyMap<string, number> {
     return this.books.queue.counts();
   }
 
-  /** GUIDE D25 `inFlight`: this gateway's requests on the node. */
+  /** docs/design.md D25 `inFlight`: this gateway's requests on the node. */
   inFlight(node: string): number {
     return this.books.byName.get(node)?.inFlight ?? 0;
   }
 
-  /** What the node's requests in flight are (GUIDE D28 `node_busy` names them), if any. */
+  /** What the node's requests in flight are (docs/design.md D28 `node_busy` names them), if any. */
   inFlightOf(node: string, now: number): NodeInFlight | undefined {
     return inFlightOf(this.books, node, now);
   }
 
-  /** GUIDE D33: what a request for `model` would get now, each node's part and why; read-only. */
+  /**
+   * docs/design.md D33: what a request for `model` would get now, each node's part and why;
+   * read-only.
+   */
   route(model: string, now: number): RouteDecision {
     return routeDecision(this.books, model, now);
   }
@@ -135,15 +139,17 @@ export class Scheduler {
     return placeNow(this.books, this.settings.prefer, { model }) !== undefined;
   }
 
-  /** Requests waiting here that the node would serve (GUIDE D28 `node_busy` names them). */
+  /**
+   * Requests waiting here that the node would serve (docs/design.md D28 `node_busy` names them).
+   */
   queuedFor(node: string): number {
     const record = this.books.byName.get(node);
     return record === undefined ? 0 : this.books.queuedFor(record);
   }
 
   /**
-   * Nodes loading a model that requests here wait for (GUIDE D13): the gateway refreshes them at
-   * its wake poll rate, so the wait ends when the engine answers, not at the next refresh.
+   * Nodes loading a model that requests here wait for (docs/design.md D13): the gateway refreshes
+   * them at its wake poll rate, so the wait ends when the engine answers, not at the next refresh.
    */
   awaited(): string[] {
     const books = this.books;
@@ -152,7 +158,7 @@ export class Scheduler {
       .map((record) => record.settings.name);
   }
 
-  /** GUIDE D26 `idleStopAt`, in ms, for a running node under idle stop. */
+  /** docs/design.md D26 `idleStopAt`, in ms, for a running node under idle stop. */
   idleStopAt(node: string): number | undefined {
     const record = this.books.byName.get(node);
     return record === undefined ? undefined : idleStopAt(record);
@@ -166,7 +172,8 @@ export class Scheduler {
     }
     const entry: Waiting = { ...request, enqueuedAt: now };
     if (request.onlyIfPlaced === true) {
-      // The fast path (GUIDE D33): placed now, or nothing; the gateway freshens its views first.
+      // The fast path (docs/design.md D33): placed now, or nothing; the gateway freshens its views
+      // first.
       const node = placeNow(books, this.settings.prefer, request);
       if (node !== undefined) {
         actions.push(books.dispatch(entry, node, now));

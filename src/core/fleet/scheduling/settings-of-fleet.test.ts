@@ -1,6 +1,6 @@
 /**
- * The scheduler's options from a parsed fleet file (GUIDE D25, D26): fleet-wide settings and a
- * node's own, per-model queue limits, and groups with their defaults filled.
+ * The scheduler's options from a parsed fleet file (docs/design.md D25, D26): fleet-wide settings
+ * and a node's own, per-model queue limits, and groups with their defaults filled.
  */
 import { describe, expect, it } from 'vitest';
 

@@ -1,5 +1,5 @@
 /**
- * The scheduler's options from a parsed fleet file (GUIDE D25, D26) and the gateway's
+ * The scheduler's options from a parsed fleet file (docs/design.md D25, D26) and the gateway's
  * `--wake-timeout`. Pure: the file says what it says, each key as written; settings.ts fills what
  * it leaves out and resolves a node's own setting over the fleet-wide one. A group's defaults are
  * filled here, since the scheduler takes a group's settings whole.

@@ -1,6 +1,6 @@
 /**
  * The scheduler's settings resolved from its options: defaults for what is left out, and a node's
- * own `scaleOut` and `idleStop` over the fleet-wide ones (GUIDE D25, D26), `off` included.
+ * own `scaleOut` and `idleStop` over the fleet-wide ones (docs/design.md D25, D26), `off` included.
  */
 import { describe, expect, it } from 'vitest';
 

@@ -5,8 +5,8 @@
 import type { GroupSettings, NodeSettings, QueueLimits, SchedulerSettings } from './types.ts';
 
 /**
- * GUIDE D25 `queue` defaults. 64 waiting requests per model bounds what the gateway holds (each
- * waiting request keeps its body, and an agent's can be a megabyte) while absorbing a burst
+ * docs/design.md D25 `queue` defaults. 64 waiting requests per model bounds what the gateway holds
+ * (each waiting request keeps its body, and an agent's can be a megabyte) while absorbing a burst
  * several times a node's slots. Two minutes is longer than most completions take, so a request
  * behind a few others still gets served, yet short enough that a stuck fleet answers the caller
  * (who retries a 503) instead of holding its connection for the client's own ten-minute timeout.
@@ -17,15 +17,18 @@ export const QUEUE_DEFAULTS: QueueLimits = { max: 64, timeoutMs: 120_000 };
 export const WAKE_TIMEOUT_DEFAULT_MS = 300_000;
 
 /**
- * GUIDE D26 `groups` defaults. `max: 1`: a group is most often one GPU that holds one model at a
- * time. `minResidency: 30s`: a member woken for a request keeps its place long enough to answer
- * it and the requests that follow (loading a model takes seconds to tens of seconds, so swapping
- * faster spends the GPU on loading, not answering), yet a request for another member still gets
- * its turn well inside the default five-minute wake timeout.
+ * docs/design.md D26 `groups` defaults. `max: 1`: a group is most often one GPU that holds one
+ * model at a time. `minResidency: 30s`: a member woken for a request keeps its place long enough to
+ * answer it and the requests that follow (loading a model takes seconds to tens of seconds, so
+ * swapping faster spends the GPU on loading, not answering), yet a request for another member still
+ * gets its turn well inside the default five-minute wake timeout.
  */
 export const GROUP_DEFAULTS: GroupSettings = { max: 1, minResidencyMs: 30_000 };
 
-/** A node's own settings; `idleStopMs: 'off'` keeps a fleet-wide idle stop off it (GUIDE D26). */
+/**
+ * A node's own settings; `idleStopMs: 'off'` keeps a fleet-wide idle stop off it (docs/design.md
+ * D26).
+ */
 export type NodeOptions = Pick<NodeSettings, 'name'> &
   Partial<Omit<NodeSettings, 'name' | 'idleStopMs'>> & { readonly idleStopMs?: number | 'off' };
 
@@ -38,9 +41,9 @@ export interface SchedulerOptions {
   readonly queueByModel?: SchedulerSettings['queueByModel'];
   readonly groups?: SchedulerSettings['groups'];
   readonly wakeTimeoutMs?: number;
-  /** The fleet-wide `scaleOut`; a node's own wins (GUIDE D25). */
+  /** The fleet-wide `scaleOut`; a node's own wins (docs/design.md D25). */
   readonly scaleOut?: boolean;
-  /** The fleet-wide `idleStop`; a node's own wins (GUIDE D26). */
+  /** The fleet-wide `idleStop`; a node's own wins (docs/design.md D26). */
   readonly idleStopMs?: number | 'off';
 }
 
@@ -58,7 +61,7 @@ export function schedulerSettings(options: SchedulerOptions): SchedulerSettings 
   return {
     nodes,
     prefer: options.prefer ?? 'idle',
-    // GUIDE D25: affinity is on unless the file turns it off; scale-out is opt-in.
+    // docs/design.md D25: affinity is on unless the file turns it off; scale-out is opt-in.
     affinity: options.affinity ?? true,
     queue: { ...QUEUE_DEFAULTS, ...options.queue },
     queueByModel: options.queueByModel ?? new Map(),
@@ -67,7 +70,7 @@ export function schedulerSettings(options: SchedulerOptions): SchedulerSettings 
   };
 }
 
-/** A model's own limits, each key falling back to the fleet-wide one (GUIDE D25). */
+/** A model's own limits, each key falling back to the fleet-wide one (docs/design.md D25). */
 export function queueLimitsFor(settings: SchedulerSettings, model: string): QueueLimits {
   const own = settings.queueByModel.get(model);
   return own === undefined ? settings.queue : { ...settings.queue, ...own };

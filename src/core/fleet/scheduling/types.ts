@@ -11,13 +11,16 @@ export type RequestId = number;
 /** The gateway's own id for one start an operator asked for (a counter is enough). */
 export type StartId = number;
 
-/** GUIDE D25 `queue`: how many requests for a model may wait, and for how long. */
+/** docs/design.md D25 `queue`: how many requests for a model may wait, and for how long. */
 export interface QueueLimits {
   readonly max: number;
   readonly timeoutMs: number;
 }
 
-/** GUIDE D26 `groups.<name>`: members that may run at once, and how long one stays before a swap. */
+/**
+ * docs/design.md D26 `groups.<name>`: members that may run at once, and how long one stays before a
+ * swap.
+ */
 export interface GroupSettings {
   readonly max: number;
   readonly minResidencyMs: number;
@@ -26,24 +29,26 @@ export interface GroupSettings {
 /** One node's settings from the fleet file, each already resolved (the node's own wins). */
 export interface NodeSettings {
   readonly name: string;
-  /** GUIDE D26 `group`. */
+  /** docs/design.md D26 `group`. */
   readonly group?: string;
-  /** GUIDE D26 `idleStop`; absent: off. */
+  /** docs/design.md D26 `idleStop`; absent: off. */
   readonly idleStopMs?: number;
-  /** GUIDE D26 `keepWarm`. */
+  /** docs/design.md D26 `keepWarm`. */
   readonly keepWarm: boolean;
-  /** GUIDE D25 `scaleOut`: whether this node may be started for load. */
+  /** docs/design.md D25 `scaleOut`: whether this node may be started for load. */
   readonly scaleOut: boolean;
 }
 
 export interface SchedulerSettings {
   /** In fleet-file order: the order breaks ranking ties (spec §4.2 rule 3) and orders wakes. */
   readonly nodes: readonly NodeSettings[];
-  /** GUIDE D12. */
+  /** docs/design.md D12. */
   readonly prefer: Preference;
-  /** GUIDE D25 `affinity`. */
+  /** docs/design.md D25 `affinity`. */
   readonly affinity: boolean;
-  /** GUIDE D25 `queue` (fleet-wide) and `queue.models` (per model, each key falling back). */
+  /**
+   * docs/design.md D25 `queue` (fleet-wide) and `queue.models` (per model, each key falling back).
+   */
   readonly queue: QueueLimits;
   readonly queueByModel: ReadonlyMap<string, Partial<QueueLimits>>;
   readonly groups: ReadonlyMap<string, GroupSettings>;
@@ -62,13 +67,15 @@ export interface NodeView {
   readonly name: string;
   readonly observedAt: number;
   readonly state: NodeCondition;
-  /** Whether a running engine answered its health check (GUIDE D13: not ready is loading). */
+  /**
+   * Whether a running engine answered its health check (docs/design.md D13: not ready is loading).
+   */
   readonly ready: boolean;
   /** Names a running engine answers to (served name, model id); empty when it serves nothing usable. */
   readonly serves: readonly string[];
-  /** GUIDE D25 `slots`; absent: unknown, and the node is never held back. */
+  /** docs/design.md D25 `slots`; absent: unknown, and the node is never held back. */
   readonly slots?: number;
-  /** GUIDE D25 `busy`: requests in its engine at the last scrape, from any caller. */
+  /** docs/design.md D25 `busy`: requests in its engine at the last scrape, from any caller. */
   readonly busy?: number;
   /** spec §3 activity, in ms; absent: never active. */
   readonly lastActiveAt?: number;
@@ -83,9 +90,9 @@ export interface NodeView {
   readonly warm?: boolean;
   /**
    * Facts only a refusal or a route explanation words (route-decision.ts), never a placement:
-   * why a running engine cannot be reached from here (GUIDE D15: it then serves nothing here),
-   * the names its source describes while its wake is off, why its source could not be read, and
-   * why it did not answer.
+   * why a running engine cannot be reached from here (docs/design.md D15: it then serves nothing
+   * here), the names its source describes while its wake is off, why its source could not be read,
+   * and why it did not answer.
    */
   readonly unusable?: string;
   readonly wakeOff?: readonly string[];
@@ -101,8 +108,8 @@ export interface RequestInfo {
   /** The affinity key of its leading prompt (affinity-key.ts), when it has one. */
   readonly affinity?: string;
   /**
-   * Place it now or not at all (GUIDE D33 fast path): when no ready node has a free slot, the
-   * arrival is forgotten, nothing is queued or woken, and the gateway arrives it again once its
+   * Place it now or not at all (docs/design.md D33 fast path): when no ready node has a free slot,
+   * the arrival is forgotten, nothing is queued or woken, and the gateway arrives it again once its
    * views are fresh.
    */
   readonly onlyIfPlaced?: boolean;
@@ -159,17 +166,24 @@ export type SchedulerEvent =
   | { readonly kind: 'tick' };
 
 export type RejectReason =
-  /** GUIDE D25: 429 with Retry-After. */
+  /** docs/design.md D25: 429 with Retry-After. */
   | 'queue_full'
-  /** GUIDE D25: 503 with Retry-After; waited past the queue timeout while nodes were full. */
+  /**
+   * docs/design.md D25: 503 with Retry-After; waited past the queue timeout while nodes were full.
+   */
   | 'queue_timeout'
-  /** GUIDE D26: 503; waited past the wake timeout for a group held by busy members. */
+  /** docs/design.md D26: 503; waited past the wake timeout for a group held by busy members. */
   | 'group_busy'
-  /** GUIDE D19: 504; waited past the wake timeout for a node that is starting or loading. */
+  /**
+   * docs/design.md D19: 504; waited past the wake timeout for a node that is starting or loading.
+   */
   | 'wake_timeout'
-  /** GUIDE D19: 502; every candidate's wake failed. */
+  /** docs/design.md D19: 502; every candidate's wake failed. */
   | 'wake_failed'
-  /** GUIDE D19: nothing serves the model and nothing may be woken for it (404, or 502 for silence). */
+  /**
+   * docs/design.md D19: nothing serves the model and nothing may be woken for it (404, or 502 for
+   * silence).
+   */
   | 'no_node'
   /** docs/design.md D29: 403; serving it would wake a node its caller may not wake. */
   | 'wake_not_allowed';
@@ -188,7 +202,10 @@ export type RejectDetail =
   | { readonly wakeRefused: string };
 
 export type Action =
-  /** Send the request to the node; `waitedMs` feeds `Server-Timing: queue;dur=` (GUIDE D25). */
+  /**
+   * Send the request to the node; `waitedMs` feeds `Server-Timing: queue;dur=` (docs/design.md
+   * D25).
+   */
   | {
       readonly kind: 'dispatch';
       readonly id: RequestId;

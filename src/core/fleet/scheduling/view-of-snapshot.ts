@@ -5,15 +5,16 @@
  *
  * - A node that did not answer is `unreachable`: not routed to, not woken, not counted in a group.
  * - `running` serves its served name and its model id (spec §4.2 rule 1), unless its engine is
- *   loopback-only with no override (GUIDE D15): it then serves nothing here, and its view says
- *   why (`unusable`), which the refusal names.
+ *   loopback-only with no override (docs/design.md D15): it then serves nothing here, and its view
+ *   says why (`unusable`), which the refusal names.
  * - A control plane's words (spec §2.1 passes them through): `pending` and other words of a start
  *   under way are `starting`, `stopping` is itself, and every other state that is not `running`
  *   is `stopped`, as a wake reads them today.
- * - `runningSince` comes from `uptimeSeconds`; `slots` and `busy` (GUIDE D25) where reported.
+ * - `runningSince` comes from `uptimeSeconds`; `slots` and `busy` (docs/design.md D25) where
+ *   reported.
  * - Ready when its engine answered its health check; a status that says nothing of readiness is
- *   ready only once the engine has run past the daemon's first check (GUIDE D13: a request must
- *   never reach an engine that is still opening its port).
+ *   ready only once the engine has run past the daemon's first check (docs/design.md D13: a request
+ *   must never reach an engine that is still opening its port).
  */
 import type { FleetNode } from '../file/fleet-file.ts';
 import { type NodeConfig, reportedModelOf } from '../file/model-name.ts';
@@ -54,8 +55,8 @@ export function wakeFactsFrom(
 }
 
 /**
- * GUIDE D26: a node whose daemon does not answer but that names a wake command is a machine
- * asleep: stopped as far as the scheduler knows, and woken by running the command first.
+ * docs/design.md D26: a node whose daemon does not answer but that names a wake command is a
+ * machine asleep: stopped as far as the scheduler knows, and woken by running the command first.
  */
 export function asleepOrAsIs(node: Pick<FleetNode, 'wakeCommand'>, view: NodeView): NodeView {
   return view.state === 'unreachable' && node.wakeCommand !== undefined
@@ -87,8 +88,9 @@ function conditionOf(state: string): NodeCondition {
 }
 
 /**
- * A count from the status (GUIDE D25 `slots`, `busy`): a whole number ≥ 0, else absent. A node's
- * reply is not checked against the schema on the way in, so a control plane's odd value is dropped.
+ * A count from the status (docs/design.md D25 `slots`, `busy`): a whole number ≥ 0, else absent. A
+ * node's reply is not checked against the schema on the way in, so a control plane's odd value is
+ * dropped.
  */
 function countOf(value: number | undefined): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;

@@ -1,9 +1,9 @@
 /**
- * The capacity a node reports and the group the fleet file declares for it (GUIDE D25, D26), read
- * the same way by every reader: `/v1/fleet`, the gateway's metrics, `svc fleet status` and the
- * dashboard. A status or stats reply carries `slots` (the engine's request slots) and `busy`
- * (requests in the engine at its last scrape) only where the daemon knows them; anything else in
- * those fields is unknown, and unknown is absent (spec §4.2 rule 6). Both records are read
+ * The capacity a node reports and the group the fleet file declares for it (docs/design.md D25,
+ * D26), read the same way by every reader: `/v1/fleet`, the gateway's metrics, `svc fleet status`
+ * and the dashboard. A status or stats reply carries `slots` (the engine's request slots) and
+ * `busy` (requests in the engine at its last scrape) only where the daemon knows them; anything
+ * else in those fields is unknown, and unknown is absent (spec §4.2 rule 6). Both records are read
  * through narrow local types so a reply from a daemon that predates the fields reads as absent.
  */
 import type { FleetNode } from '../file/fleet-file.ts';
@@ -41,7 +41,7 @@ export function capacityText({ slots, busy }: NodeCapacity): string {
   return `${busy === undefined ? '?' : String(busy)}/${slots === undefined ? '?' : String(slots)}`;
 }
 
-/** The node's `group` as the fleet file declares it (GUIDE D26), or undefined. */
+/** The node's `group` as the fleet file declares it (docs/design.md D26), or undefined. */
 export function declaredGroup(node: FleetNode): string | undefined {
   const group = (node as { readonly group?: unknown }).group;
   return typeof group === 'string' && group !== '' ? group : undefined;

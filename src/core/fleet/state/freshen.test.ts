@@ -1,8 +1,8 @@
 /**
- * What a request the scheduler cannot place at once waits for (freshen.ts, GUIDE D33): the nodes
- * without a fresh snapshot, returning as soon as one lets the scheduler place it, never a node
- * that hangs when another serves; and a node marked unreachable is asked again before a refusal
- * is made because of it (a gateway's first round may find a daemon not yet listening).
+ * What a request the scheduler cannot place at once waits for (freshen.ts, docs/design.md D33): the
+ * nodes without a fresh snapshot, returning as soon as one lets the scheduler place it, never a
+ * node that hangs when another serves; and a node marked unreachable is asked again before a
+ * refusal is made because of it (a gateway's first round may find a daemon not yet listening).
  */
 import { describe, expect, it } from 'vitest';
 

@@ -1,10 +1,11 @@
 /**
- * What a request the scheduler could not place at once waits for before it decides (GUIDE D33: the
- * node-state layer hands snapshots over, the scheduler alone decides): the nodes without a fresh
- * snapshot answer, those whose last answer served the model first, returning as soon as one answer
- * lets the scheduler place it; then every wake fact being read is fed. A node marked unreachable
- * is asked again before a refusal is made because of it: a gateway's first round may have found a
- * daemon not yet listening, and refusing from that snapshot would refuse for up to its stale bound.
+ * What a request the scheduler could not place at once waits for before it decides (docs/design.md
+ * D33: the node-state layer hands snapshots over, the scheduler alone decides): the nodes without a
+ * fresh snapshot answer, those whose last answer served the model first, returning as soon as one
+ * answer lets the scheduler place it; then every wake fact being read is fed. A node marked
+ * unreachable is asked again before a refusal is made because of it: a gateway's first round may
+ * have found a daemon not yet listening, and refusing from that snapshot would refuse for up to its
+ * stale bound.
  */
 import { serves } from '../routing/engine-target.ts';
 import type { Scheduler } from '../scheduling/scheduler.ts';

@@ -2,7 +2,7 @@
  * The fleet as the gateway sees it: node snapshots from the state holder (node-states.ts), replies
  * built once per set of snapshots, and what each stopped node would start with, read from its
  * Svcfile source at most once per window (spec §4.2 rule 1). Where a request goes is the
- * scheduler's alone (GUIDE D33): this layer only hands snapshots over.
+ * scheduler's alone (docs/design.md D33): this layer only hands snapshots over.
  */
 import type { NodeDriver, NodeSource } from '../drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../file/fleet-file.ts';

@@ -1,7 +1,7 @@
 /**
- * Nodes that share a GPU (GUIDE D26 `groups`), through the scheduler on an injected clock: a swap
- * stops the least recently active idle member past its residency and waits for the stop before
- * the start; a busy or resident member holds the group, and a wait past the wake timeout is
+ * Nodes that share a GPU (docs/design.md D26 `groups`), through the scheduler on an injected clock:
+ * a swap stops the least recently active idle member past its residency and waits for the stop
+ * before the start; a busy or resident member holds the group, and a wait past the wake timeout is
  * refused naming it and why; a stream is never cut; never more members up than the group allows.
  */
 import { describe, expect, it } from 'vitest';

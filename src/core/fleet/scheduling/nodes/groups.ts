@@ -1,6 +1,6 @@
 /**
- * Nodes that share a GPU (GUIDE D26 `groups`), pure: how many members hold the group, whether one
- * more may start, which member makes room, and who holds the group when none can.
+ * Nodes that share a GPU (docs/design.md D26 `groups`), pure: how many members hold the group,
+ * whether one more may start, which member makes room, and who holds the group when none can.
  *
  * A member holds its share while running, starting or stopping (its engine still has the memory
  * until the stop ends), and while a failed wake or stop leaves that unclear (nodes.ts): a new
@@ -87,7 +87,10 @@ export function victim(
   );
 }
 
-/** Who holds the group and why, for a refusal (GUIDE D26 `group_busy`): the first in line to go. */
+/**
+ * Who holds the group and why, for a refusal (docs/design.md D26 `group_busy`): the first in line
+ * to go.
+ */
 export function holder(
   group: GroupView,
   queuedFor: (record: NodeRecord) => number,

@@ -1,7 +1,7 @@
 /**
- * Idle stop (GUIDE D26 `idleStop`): a node that has done no work for its idle period, with nothing
- * of ours in flight or waiting, is stopped; its own activity (any replica's traffic) and ours
- * postpone it; keep-warm nodes never are; a failed stop is not retried at once.
+ * Idle stop (docs/design.md D26 `idleStop`): a node that has done no work for its idle period, with
+ * nothing of ours in flight or waiting, is stopped; its own activity (any replica's traffic) and
+ * ours postpone it; keep-warm nodes never are; a failed stop is not retried at once.
  */
 import { describe, expect, it } from 'vitest';
 

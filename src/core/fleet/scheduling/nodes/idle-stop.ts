@@ -1,6 +1,6 @@
 /**
- * Idle stop (GUIDE D26 `idleStop`, `keepWarm`), pure: when a node is due to be stopped for doing
- * no work, when its activity is to be read afresh, and whether it may be stopped now.
+ * Idle stop (docs/design.md D26 `idleStop`, `keepWarm`), pure: when a node is due to be stopped for
+ * doing no work, when its activity is to be read afresh, and whether it may be stopped now.
  *
  * docs/design.md D33: idle stop never stops a node another gateway or caller used within its
  * idleStop, whatever the daemon's sampling interval. What is known of its work, and how well:
@@ -25,8 +25,8 @@ import { isUp, lastActivity, type NodeRecord } from './nodes.ts';
 export const ACTIVITY_READ_EVERY_MS = 1_000;
 
 /**
- * When the node will be stopped if nothing changes (GUIDE D26 `idleStopAt`), or undefined when it
- * is not running under idle stop.
+ * When the node will be stopped if nothing changes (docs/design.md D26 `idleStopAt`), or undefined
+ * when it is not running under idle stop.
  */
 export function idleStopAt(record: NodeRecord): number | undefined {
   const after = record.settings.idleStopMs;

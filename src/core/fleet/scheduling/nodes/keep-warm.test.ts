@@ -1,6 +1,6 @@
 /**
- * Keep-warm (GUIDE D26 `keepWarm`): started with the gateway, at the first view that answers,
- * once; never beside a full group.
+ * Keep-warm (docs/design.md D26 `keepWarm`): started with the gateway, at the first view that
+ * answers, once; never beside a full group.
  */
 import { describe, expect, it } from 'vitest';
 

@@ -1,8 +1,8 @@
 /**
- * Keep-warm (GUIDE D26 `keepWarm`), pure: a keep-warm node is started when the gateway starts,
- * with the same coalesced start as a wake. Decided once per node, at the first view in which it
- * answers: a node an operator stops later stays stopped until a request wakes it. It is started
- * only when its group has room; keep-warm never evicts another member at start-up.
+ * Keep-warm (docs/design.md D26 `keepWarm`), pure: a keep-warm node is started when the gateway
+ * starts, with the same coalesced start as a wake. Decided once per node, at the first view in
+ * which it answers: a node an operator stops later stays stopped until a request wakes it. It is
+ * started only when its group has room; keep-warm never evicts another member at start-up.
  */
 import { type GroupView, hasSpace } from './groups.ts';
 import { type NodeRecord, occupies } from './nodes.ts';

@@ -121,7 +121,9 @@ export function readyFor(record: NodeRecord, model: string): boolean {
   return isUp(record) && record.view?.ready === true && record.view.serves.includes(model);
 }
 
-/** It will serve `model` soon: we are waking it for it, or it is loading it (GUIDE D13). */
+/**
+ * It will serve `model` soon: we are waking it for it, or it is loading it (docs/design.md D13).
+ */
 export function comingFor(record: NodeRecord, model: string): boolean {
   if (record.waking !== undefined) {
     return record.waking.model === model || (record.view?.wakes ?? []).includes(model);

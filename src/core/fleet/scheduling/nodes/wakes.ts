@@ -1,14 +1,14 @@
 /**
- * What to do for a model that has requests waiting (spec §4.2 rule 5, GUIDE D13, D25 scale-out,
- * D26 groups), pure: nothing (a ready node serves it and they wait for a slot; or one is coming),
- * wake a node, stop a group member to make room for one, or give up.
+ * What to do for a model that has requests waiting (spec §4.2 rule 5, docs/design.md D13, D25
+ * scale-out, D26 groups), pure: nothing (a ready node serves it and they wait for a slot; or one is
+ * coming), wake a node, stop a group member to make room for one, or give up.
  *
  * A wake and a queue are one wait: the requests stay in the model's queue while a node comes up
  * and go to whichever slot frees first, on any node. One wake at a time per model for demand; a
  * node already waking is never woken again. Candidates go warm first, then in file order (spec
  * §4.2 rule 5). A candidate whose wake failed during this wait is not tried again in it.
  *
- * Scale-out (GUIDE D25, opt-in per node): when every ready node for the model is full and
+ * Scale-out (docs/design.md D25, opt-in per node): when every ready node for the model is full and
  * requests wait, one more candidate that allows it is started, unless one is already coming. It
  * never evicts a group member: a swap is for a model nothing serves, not for more of one served.
  */

@@ -1,5 +1,5 @@
 /**
- * The affinity key's hash (GUIDE D25 `affinity`): XXH32 as published, read in place at any
+ * The affinity key's hash (docs/design.md D25 `affinity`): XXH32 as published, read in place at any
  * offset, flat in cost on a long prompt yet telling apart prompts that differ at either end.
  */
 import fc from 'fast-check';

@@ -1,7 +1,7 @@
 /**
- * The affinity key of a request (GUIDE D25 `affinity`), pure: a hash of its leading prompt's
- * bytes, read in place from the raw body (the gateway's body scan finds the range in the same
- * pass that finds the model). Hashed: the whole range when it is at most 2 × HASH_EDGE_BYTES,
+ * The affinity key of a request (docs/design.md D25 `affinity`), pure: a hash of its leading
+ * prompt's bytes, read in place from the raw body (the gateway's body scan finds the range in the
+ * same pass that finds the model). Hashed: the whole range when it is at most 2 × HASH_EDGE_BYTES,
  * else its first and last HASH_EDGE_BYTES, with the range's length as the seed, so the cost stays
  * flat on a long system prompt while the tail (the first question) still tells sessions apart.
  *

@@ -1,8 +1,9 @@
 /**
- * Prompt-cache affinity memory (GUIDE D25 `affinity`): which node a leading prompt was last sent
- * to, so the next turn of the same conversation goes back to the engine holding its prefix. A
- * fixed number of keys, least recently sent forgotten first: memory stays bounded however many
- * conversations pass. Only a preference: the node must still serve the model and have a free slot.
+ * Prompt-cache affinity memory (docs/design.md D25 `affinity`): which node a leading prompt was
+ * last sent to, so the next turn of the same conversation goes back to the engine holding its
+ * prefix. A fixed number of keys, least recently sent forgotten first: memory stays bounded however
+ * many conversations pass. Only a preference: the node must still serve the model and have a free
+ * slot.
  */
 
 /** Keys remembered; a key and a node name each, a few hundred kilobytes at most. */

@@ -1,8 +1,8 @@
 /**
- * What a request arriving now would get (spec §4.2 rules 3 and 5, GUIDE D25), pure: a node at
- * once, a place in its model's queue (for a slot or a wake), or a refusal. The scheduler applies
+ * What a request arriving now would get (spec §4.2 rules 3 and 5, docs/design.md D25), pure: a node
+ * at once, a place in its model's queue (for a slot or a wake), or a refusal. The scheduler applies
  * it on an `arrive` and `svc fleet route` / `GET /v1/fleet/route` read it without applying it
- * (route-decision.ts, GUIDE D33), so what the route says is what the gateway then does.
+ * (route-decision.ts, docs/design.md D33), so what the route says is what the gateway then does.
  */
 import type { Preference } from '../../file/fleet-file.ts';
 import type { Ledger } from '../ledger.ts';

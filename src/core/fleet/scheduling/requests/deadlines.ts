@@ -1,5 +1,6 @@
 /**
- * How long a request may wait, and what it is told when that runs out (GUIDE D19, D25, D26), pure.
+ * How long a request may wait, and what it is told when that runs out (docs/design.md D19, D25,
+ * D26), pure.
  *
  * A wait has two phases, one queue: while no ready node serves the model (it is being woken, is
  * loading, or its group is full) the wake timeout bounds it from when the request arrived (spec
@@ -15,7 +16,10 @@ import type { QueueLimits, RejectDetail, RejectReason } from '../types.ts';
 import type { Waiting } from './queue.ts';
 import { retryAfterSeconds } from './slots.ts';
 
-/** As today's wake timeout says (GUIDE D19): the engine is left loading, so a retry may find it. */
+/**
+ * As today's wake timeout says (docs/design.md D19): the engine is left loading, so a retry may
+ * find it.
+ */
 export const WAKE_TIMEOUT_RETRY_S = 30;
 
 export interface Expired {

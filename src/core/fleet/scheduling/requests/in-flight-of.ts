@@ -1,6 +1,6 @@
 /**
- * A node's requests in flight through this gateway, as a refused stop names them (GUIDE D28
- * `node_busy`): read from the ledger's own entries, the one in-flight count there is.
+ * A node's requests in flight through this gateway, as a refused stop names them (docs/design.md
+ * D28 `node_busy`): read from the ledger's own entries, the one in-flight count there is.
  */
 import type { Ledger } from '../ledger.ts';
 

@@ -1,7 +1,7 @@
 /**
- * Where one request goes (spec §4.2 rule 3 with GUIDE D12 and D25), pure: among the nodes ready
- * to serve its model that take another of ours (slots.ts), those that look free counting others'
- * requests come first; within them, the one its leading prompt was last sent to, else the
+ * Where one request goes (spec §4.2 rule 3 with docs/design.md D12 and D25), pure: among the nodes
+ * ready to serve its model that take another of ours (slots.ts), those that look free counting
+ * others' requests come first; within them, the one its leading prompt was last sent to, else the
  * best-ranked. None when every one is full of ours.
  *
  * Ranking is `prefer` over activity, file order breaking ties, as route.ts ranks. Activity is the
@@ -23,7 +23,7 @@ export function activity(record: NodeRecord): number | undefined {
   return ours === undefined ? theirs : Math.max(theirs, ours);
 }
 
-/** Orders `a` before `b` (negative) by GUIDE D12: never-active counts as the most idle. */
+/** Orders `a` before `b` (negative) by docs/design.md D12: never-active counts as the most idle. */
 export function compareByPreference(prefer: Preference, a: NodeRecord, b: NodeRecord): number {
   const aAt = activity(a) ?? Number.NEGATIVE_INFINITY;
   const bAt = activity(b) ?? Number.NEGATIVE_INFINITY;

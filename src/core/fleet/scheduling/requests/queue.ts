@@ -1,7 +1,7 @@
 /**
- * The waiting requests: one FIFO per requested model (GUIDE D25), each entry stamped with when it
- * began to wait. A caller that hangs up is removed at once, wherever it stands. The bound and the
- * deadlines are the scheduler's; this is only the order.
+ * The waiting requests: one FIFO per requested model (docs/design.md D25), each entry stamped with
+ * when it began to wait. A caller that hangs up is removed at once, wherever it stands. The bound
+ * and the deadlines are the scheduler's; this is only the order.
  */
 import type { RequestId, RequestInfo } from '../types.ts';
 

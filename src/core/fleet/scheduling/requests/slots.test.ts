@@ -1,4 +1,7 @@
-/** Slot accounting and Retry-After (GUIDE D25): load, free slots, the free rate, whole seconds ≥ 1. */
+/**
+ * Slot accounting and Retry-After (docs/design.md D25): load, free slots, the free rate, whole
+ * seconds ≥ 1.
+ */
 import { describe, expect, it } from 'vitest';
 
 import {

@@ -1,6 +1,6 @@
 /**
- * Slot accounting (GUIDE D25), pure: a node's load, whether it takes another request, and how
- * soon a refused caller should come back, from the rate at which slots have been freeing.
+ * Slot accounting (docs/design.md D25), pure: a node's load, whether it takes another request, and
+ * how soon a refused caller should come back, from the rate at which slots have been freeing.
  *
  * Two counts make a node's load. Ours is exact: from the moment one of our requests is sent until
  * its last byte or its caller hangs up. Others' (`external`) comes from the node's `busy`, which is
@@ -117,7 +117,7 @@ export class FreeRecord {
   }
 }
 
-/** Whole seconds until `ahead` more slots free at `ratePerSecond` (GUIDE D25: ≥ 1). */
+/** Whole seconds until `ahead` more slots free at `ratePerSecond` (docs/design.md D25: ≥ 1). */
 export function retryAfterSeconds(ratePerSecond: number, ahead: number): number {
   if (ratePerSecond <= 0) {
     return FALLBACK_RETRY_S;
