@@ -178,7 +178,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     view,
     scheduling,
     metrics,
-    page: await loadPage(),
+    page: await loadPage(undefined, { tokenless: options.token === undefined }),
     nodes: driver,
     readout: scheduler,
     logger: options.logger,

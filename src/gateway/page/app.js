@@ -1,8 +1,9 @@
 // The fleet page's script: no framework, no build step, nothing fetched but the gateway's own
 // JSON. Every data call carries the gateway token, asked once and kept in sessionStorage (this tab
-// only), and only when the gateway wants one: a gateway without a token answers the first call
-// without one, and the page never asks. Data reaches the page through textContent and DOM attributes only, never as HTML. Start
-// and Stop buttons show only when the gateway says this token may use them (/v1/fleet/rights).
+// only), and only when the gateway wants one: a gateway started without a token marks its page
+// so (<html data-token="none">), and the page never asks. Data reaches the page through
+// textContent and DOM attributes only, never as HTML. Start and Stop buttons show only when the
+// gateway says this token may use them (/v1/fleet/rights).
 // node-card.js draws the cards and the queue's line (el, nodeCard, queueText); force-confirm.js
 // asks before a forced start or stop (forceConfirm). Both load first.
 /* global el, forceConfirm, nodeCard, queueText */
@@ -278,18 +279,15 @@ ui.chatForm.addEventListener('submit', async (event) => {
 ui.cancel.addEventListener('click', () => chatAbort && chatAbort.abort());
 
 /** Without a kept token: asks the gateway whether it wants one before showing the form. */
-async function start() {
+function start() {
   if (token()) {
     showConnected(true);
     ui.status.textContent = 'Connecting…';
     refresh();
     return;
   }
-  try {
-    tokenless = (await fetch('/v1/fleet/rights')).ok;
-  } catch {
-    tokenless = false;
-  }
+  // The gateway marks its page when it was started without a token (fleet-page.ts).
+  tokenless = document.documentElement.dataset.token === 'none';
   showConnected(tokenless);
   if (tokenless) {
     ui.status.textContent = 'Connecting…';

@@ -30,6 +30,16 @@ describe('loadPage', () => {
     expect(PAGE_CSP).not.toContain('unsafe-inline');
   });
 
+  it('marks the page of a gateway started without a token, and only that one', async () => {
+    const open = await loadPage(undefined, { tokenless: true });
+    const html = open.get('/')?.body.toString('utf8') ?? '';
+    expect(html).toContain('<html lang="en" data-token="none">');
+    expect(open.get('/')?.headers['content-length']).toBe(open.get('/')?.body.length);
+    const guarded = (await loadPage()).get('/')?.body.toString('utf8') ?? '';
+    expect(guarded).toContain('<html lang="en">');
+    expect(guarded).not.toContain('data-token');
+  });
+
   it('names nothing outside the gateway: no CDN, no font, no inline script or style', async () => {
     const page = await loadPage();
     for (const asset of page.values()) {

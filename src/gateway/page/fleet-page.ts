@@ -44,15 +44,30 @@ const CANDIDATE_DIRS = [
   new URL('../page/', import.meta.url),
 ];
 
+/**
+ * How the page learns whether the gateway wants a token, without a request that a browser would
+ * log as an error when refused: the served page's root element says so. Not a secret: any
+ * request without a token tells the same.
+ */
+function marked(file: string, body: Buffer, tokenless: boolean): Buffer {
+  if (file !== 'index.html' || !tokenless) {
+    return body;
+  }
+  return Buffer.from(
+    body.toString('utf8').replace('<html lang="en">', '<html lang="en" data-token="none">'),
+  );
+}
+
 /** The page's assets by URL path; fails naming the directories looked in when they are missing. */
 export async function loadPage(
   dirs: readonly URL[] = CANDIDATE_DIRS,
+  options: { readonly tokenless?: boolean } = {},
 ): Promise<Map<string, PageAsset>> {
   for (const dir of dirs) {
     try {
       const assets = new Map<string, PageAsset>();
       for (const [path, [file, type]] of Object.entries(FILES)) {
-        const body = await readFile(new URL(file, dir));
+        const body = marked(file, await readFile(new URL(file, dir)), options.tokenless === true);
         assets.set(path, {
           body,
           headers: {
