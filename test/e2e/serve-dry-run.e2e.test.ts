@@ -184,13 +184,13 @@ describe('svc alias and svc serve <alias>', () => {
 });
 
 describe('svc serve refusals (spec §7)', () => {
-  it('refuses a provider other than the four, naming the file and line', async () => {
+  it('refuses a provider svc does not run (the four engines and command), naming the file and line', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'Svcfile'), 'PROVIDER ollama\nMODEL llama3\n');
     const result = await runSvc(['serve', '-n'], { cwd: dir });
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(
-      `svc: ${join(dir, 'Svcfile')}:1: PROVIDER "ollama" cannot be served: svc serve runs llamacpp, omlx, vllm, mtplx\n`,
+      `svc: ${join(dir, 'Svcfile')}:1: PROVIDER "ollama" cannot be served: svc serve runs llamacpp, omlx, vllm, mtplx, command\n`,
     );
   });
 
