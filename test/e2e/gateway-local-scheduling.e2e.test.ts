@@ -211,22 +211,26 @@ describe('scheduling on local nodes', () => {
     const imported = await runSvc(['import', 'llama-swap', 'config.yaml'], { cwd: importDir });
     expect(imported).toMatchObject({ status: 0, stderr: '' });
     expect(imported.stdout).toMatch(
-      /^wrote fleet\.yaml\nwrote alpha\/Svcfile\nwrote beta\/Svcfile\n/,
+      /^wrote fleet\.yaml\nwrote \.env\nwrote alpha\/Svcfile\nwrote beta\/Svcfile\n/,
     );
-    // svc runs the llama-server on PATH, and says so of a cmd that names one by path.
-    expect(imported.stdout).toContain(llamaServer);
+    // A cmd that runs llama-server by path keeps running that build (docs/svcfile.md ENGINE).
+    const svcfile = await readFile(join(importDir, 'alpha', 'Svcfile'), 'utf8');
+    expect(svcfile).toMatch(new RegExp(`^ENGINE +${llamaServer}$`, 'm'));
 
-    // svc up listens where the fleet file's gateway section says: a free loopback port here.
+    // svc up listens where the imported gateway section says (moved to a free loopback port
+    // here), with the token the import put in the .env beside it (set to the test's own).
     const port = await freePort();
     const fleetPath = join(importDir, 'fleet.yaml');
     const fleet = await readFile(fleetPath, 'utf8');
-    await writeFile(fleetPath, `gateway:\n  url: http://127.0.0.1:${port}\n${fleet}`);
+    expect(fleet).toContain('url: http://127.0.0.1:8080');
+    await writeFile(fleetPath, fleet.replace('http://127.0.0.1:8080', `http://127.0.0.1:${port}`));
+    await writeFile(join(importDir, '.env'), `GATEWAY_TOKEN=${GATEWAY_TOKEN}\n`);
     const up = startProcess(SVC, ['up'], {
       cwd: importDir,
       env: {
         ...process.env,
         PATH: testPath(),
-        SVC_API_TOKEN: GATEWAY_TOKEN,
+        SVC_API_TOKEN: '',
         SVC_CONFIG_DIR: join(importDir, 'config'),
         SVC_LOG_LEVEL: 'info',
         SVC_SAMPLE_INTERVAL_SECONDS: '0.3',
