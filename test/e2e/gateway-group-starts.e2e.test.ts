@@ -165,6 +165,18 @@ describe('manual starts in a group of one (docs/design.md D33)', () => {
     const group = await groupGateway('held', '10m');
     expect(await chat(group.url, 'alpha')).toBe('200 chat.completion');
     await onlyReady(group, 'chat');
+    // The node's status says ready a moment before the wake that started it has ended in the
+    // scheduler (until then "chat" is still starting): wait for the gateway's own decision.
+    await eventually(
+      async () => {
+        const reply = await fetch(`${group.url}/v1/fleet/route?model=coder`, {
+          headers: authorized(),
+        });
+        return JSON.stringify(await reply.json());
+      },
+      (decision) => decision.includes('minimum residency'),
+      'chat held for its residency',
+    );
 
     const refused = await startRoute(group, 'coder');
     expect(refused.status).toBe(409);
