@@ -6,7 +6,6 @@
  * the node's own record. A node put to sleep by its sleep command is woken by its wake command for
  * the very next request, before any status refresh has seen its daemon go.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -15,12 +14,11 @@ import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { freePort } from '../support/svc/daemon.ts';
 import {
   authorized,
-  ENGINE_KEY,
   NODE_TOKEN,
   startGatewayFleet,
   startTestGateway,
 } from '../support/svc/gateway-fleet.ts';
-import { chat, nodeState, wokenDaemon } from '../support/svc/scale-to-zero.ts';
+import { chat, nodeState, wokenDaemon, writeSleeperFleet } from '../support/svc/scale-to-zero.ts';
 import { tempDir } from '../support/svc/svc.ts';
 import { eventually } from '../support/time/eventually.ts';
 
@@ -96,28 +94,13 @@ describe('scale to zero at the daemon’s own sampling interval', () => {
     const model = await writeTinyModel(join(dir, 'tiny.gguf'));
     const daemonPort = await freePort();
     const woken = await wokenDaemon(dir, daemonPort, 'default');
-    await writeFile(
-      join(dir, 'sleeper.svc'),
-      `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nBASEURL 127.0.0.1:${await freePort()}\n`,
-    );
-    await writeFile(
-      join(dir, 'fleet.yaml'),
-      [
-        'idleStop: 8s',
-        'nodes:',
-        '  - name: sleeper',
-        '    host: 127.0.0.1',
-        `    port: ${daemonPort}`,
-        '    tokenEnv: NODE_TOKEN',
-        '    engineTokenEnv: ENGINE_KEY',
-        '    file: sleeper.svc',
-        '    engine: {host: 127.0.0.1}',
-        `    wakeCommand: ${JSON.stringify(woken.wakeCommand)}`,
-        `    sleepCommand: ${JSON.stringify(woken.sleepCommand)}`,
-        '',
-      ].join('\n'),
-    );
-    await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
+    await writeSleeperFleet(dir, woken, {
+      model,
+      daemonPort,
+      enginePort: await freePort(),
+      top: ['idleStop: 8s'],
+      sleep: true,
+    });
     const daemonUrl = `http://127.0.0.1:${daemonPort}`;
     const { gateway, url } = await startTestGateway({ cwd: dir, configDir: join(dir, 'config') });
 

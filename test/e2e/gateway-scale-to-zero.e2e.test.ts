@@ -7,7 +7,6 @@
  * concurrent requests; and two gateway replicas judge idleness by the node's own activity, so the
  * one without traffic never stops a node the other uses.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -15,13 +14,14 @@ import { describe, expect, it } from 'vitest';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { nodesWithEngines, watchEngines } from '../support/processes/engine-watch.ts';
 import { freePort } from '../support/svc/daemon.ts';
+import { startGatewayFleet, startTestGateway } from '../support/svc/gateway-fleet.ts';
 import {
-  ENGINE_KEY,
-  NODE_TOKEN,
-  startGatewayFleet,
-  startTestGateway,
-} from '../support/svc/gateway-fleet.ts';
-import { chat, nodeState, stream, wokenDaemon } from '../support/svc/scale-to-zero.ts';
+  chat,
+  nodeState,
+  stream,
+  wokenDaemon,
+  writeSleeperFleet,
+} from '../support/svc/scale-to-zero.ts';
 import { tempDir } from '../support/svc/svc.ts';
 import { eventually } from '../support/time/eventually.ts';
 
@@ -154,26 +154,7 @@ describe('scale to zero', () => {
     const model = await writeTinyModel(join(dir, 'tiny.gguf'));
     const daemonPort = await freePort();
     const woken = await wokenDaemon(dir, daemonPort);
-    await writeFile(
-      join(dir, 'sleeper.svc'),
-      `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nBASEURL 127.0.0.1:${await freePort()}\n`,
-    );
-    await writeFile(
-      join(dir, 'fleet.yaml'),
-      [
-        'nodes:',
-        '  - name: sleeper',
-        '    host: 127.0.0.1',
-        `    port: ${daemonPort}`,
-        '    tokenEnv: NODE_TOKEN',
-        '    engineTokenEnv: ENGINE_KEY',
-        '    file: sleeper.svc',
-        '    engine: {host: 127.0.0.1}',
-        `    wakeCommand: ${JSON.stringify(woken.wakeCommand)}`,
-        '',
-      ].join('\n'),
-    );
-    await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
+    await writeSleeperFleet(dir, woken, { model, daemonPort, enginePort: await freePort() });
     const daemonUrl = `http://127.0.0.1:${daemonPort}`;
     const { gateway, url } = await startTestGateway({ cwd: dir, configDir: join(dir, 'config') });
     expect(await nodeState(daemonUrl)).toBe('down');

@@ -12,7 +12,7 @@ import { onTestFinished } from 'vitest';
 import { chat as chatRequest } from '../http/chat.ts';
 import { REPO_ROOT, testPath } from '../prerequisites/engines.ts';
 import { alive, processTree } from '../processes/process-tree.ts';
-import { authorized, NODE_TOKEN } from './gateway-fleet.ts';
+import { authorized, ENGINE_KEY, NODE_TOKEN } from './gateway-fleet.ts';
 import { SVC } from './svc.ts';
 
 /** A short chat request for `model`: `<status> <object>` (or the body when it is no completion). */
@@ -111,4 +111,45 @@ export async function wokenDaemon(
     runs: async () =>
       (await readFile(files.runsFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).length,
   };
+}
+
+/**
+ * A fleet of one daemon node, `sleeper`, whose daemon only the wake command starts: its Svcfile
+ * (the tiny model at `model`, on a free engine port), `fleet.yaml` with the wake command (and the
+ * sleep command when asked) and any top-level lines before `nodes:`, and the tokens in `.env`.
+ */
+export async function writeSleeperFleet(
+  dir: string,
+  woken: WokenDaemon,
+  options: {
+    readonly model: string;
+    readonly daemonPort: number;
+    readonly enginePort: number;
+    readonly top?: readonly string[];
+    readonly sleep?: boolean;
+  },
+): Promise<void> {
+  const { model, daemonPort, enginePort, top = [], sleep = false } = options;
+  await writeFile(
+    join(dir, 'sleeper.svc'),
+    `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nBASEURL 127.0.0.1:${enginePort}\n`,
+  );
+  await writeFile(
+    join(dir, 'fleet.yaml'),
+    [
+      ...top,
+      'nodes:',
+      '  - name: sleeper',
+      '    host: 127.0.0.1',
+      `    port: ${daemonPort}`,
+      '    tokenEnv: NODE_TOKEN',
+      '    engineTokenEnv: ENGINE_KEY',
+      '    file: sleeper.svc',
+      '    engine: {host: 127.0.0.1}',
+      `    wakeCommand: ${JSON.stringify(woken.wakeCommand)}`,
+      ...(sleep ? [`    sleepCommand: ${JSON.stringify(woken.sleepCommand)}`] : []),
+      '',
+    ].join('\n'),
+  );
+  await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
 }
