@@ -70,7 +70,8 @@ function citations(text: string): {
 
 /**
  * Pointers outside the repository: the old guide's citations and files, the shared spec's path,
- * any `../shared/` path. Built from pieces so that this file does not flag itself. Pure.
+ * any path into the shared folder beside the checkout. Built from pieces so that this file does
+ * not flag itself. Pure.
  */
 const OLD_GUIDE = ['GUI', 'DE'].join('');
 const SPEC_FILE = ['SPEC', 'md'].join('.');
