@@ -13,6 +13,7 @@ import { takeReading } from './nodes/idle-stop.ts';
 import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes/nodes.ts';
 import type { PlanContext } from './nodes/wakes.ts';
 import { AffinityMemory } from './requests/affinity.ts';
+import { cacheHolder, forgetLostCache } from './requests/kept-affinity.ts';
 import { PlaceIndex } from './requests/place-index.ts';
 import { type Waiting, WaitQueue } from './requests/queue.ts';
 import { ServingIndex } from './requests/serving-index.ts';
@@ -76,12 +77,15 @@ export class Ledger {
     return name === undefined ? undefined : this.groups.get(name);
   }
 
-  context(now: number): PlanContext {
+  /** `waiting`: the request a wake would be for; the node holding its kept cache goes first. */
+  context(now: number, waiting?: { readonly affinity?: string }): PlanContext {
+    const holder = waiting && cacheHolder(this.affinityNode(waiting), this.byName);
     return {
       records: this.records,
       groupOf: (record) => this.groupOf(record),
       queuedFor: (record) => this.queuedFor(record),
       now,
+      ...(holder === undefined ? {} : { cacheHolder: holder }),
     };
   }
 
@@ -144,9 +148,10 @@ export class Ledger {
   /** applyView, keeping the index by model in step with what the node serves. */
   private apply(record: NodeRecord, view: NodeView, ours = false): void {
     this.changed(record);
-    const before = record.view?.serves ?? NONE_SERVED;
+    const before = record.view;
     if (applyView(record, view, ours)) {
-      this.byModel.moved(record, before, view.serves);
+      this.byModel.moved(record, before?.serves ?? NONE_SERVED, view.serves);
+      forgetLostCache(this.affinity, before, view);
     }
   }
 
@@ -264,6 +269,9 @@ export class Ledger {
     this.changed(record);
     record.stopping = { reason, since: now };
     const name = record.settings.name;
+    if (forced) {
+      this.affinity.forgetNode(name); // docs/design.md D32: a forced stop saves nothing
+    }
     return {
       kind: 'stop',
       node: name,

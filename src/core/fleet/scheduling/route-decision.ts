@@ -155,8 +155,9 @@ function chosenOf(books: Ledger, model: string, now: number): Chosen {
           };
     case 'queue': {
       // The plan the step after the arrival makes: from when the oldest waiting began to.
-      const since = books.queue.head(model)?.enqueuedAt ?? now;
-      return fromPlan(planFor(books.context(now), model, since), model);
+      const head = books.queue.head(model);
+      const since = head?.enqueuedAt ?? now;
+      return fromPlan(planFor(books.context(now, head), model, since), model);
     }
   }
 }

@@ -18,7 +18,7 @@
  * queue.ts, deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, starts.ts (an
  * operator's start), idle-stop.ts (and its fresh reads), keep-warm.ts, node-upkeep.ts (both),
  * nodes.ts, ledger.ts (the books), due.ts (the timer; idle-due.ts), lazy-heap.ts, affinity.ts and
- * affinity-key.ts, settings.ts (defaults).
+ * affinity-key.ts, kept-affinity.ts (across a stop), settings.ts (defaults).
  */
 import { nextDueAt } from './due.ts';
 import { Ledger } from './ledger.ts';
@@ -272,8 +272,9 @@ export class Scheduler {
       models.push(refused);
     }
     for (const model of models) {
-      const since = books.queue.head(model)?.enqueuedAt ?? now;
-      const context = books.context(now);
+      const head = books.queue.head(model);
+      const since = head?.enqueuedAt ?? now;
+      const context = books.context(now, head);
       const plan = planFor(context, model, since);
       if (plan.kind === 'wake') {
         actions.push(books.wake(plan.node, model, 'demand', now));

@@ -98,6 +98,13 @@ export interface NodeView {
   readonly wakeOff?: readonly string[];
   readonly sourceProblem?: string;
   readonly detail?: string;
+  /**
+   * docs/design.md D32: its engine's prompt cache is saved before a graceful stop and restored at
+   * its next start (`keepCache: on`, and not crashed): its affinity entries outlive the stop.
+   */
+  readonly keepsCache?: boolean;
+  /** docs/design.md D32 `lastCacheRestore.slots`: what the running engine's start restored. */
+  readonly cacheRestored?: number;
 }
 
 /** A request as the gateway read it: enough to place it, nothing of its body. */

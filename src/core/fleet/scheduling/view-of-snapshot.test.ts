@@ -90,4 +90,17 @@ describe('viewOfSnapshot', () => {
       wakes: ['m'],
     });
   });
+
+  it('says a keepCache node keeps its cache unless it crashed, and what its start restored', () => {
+    const keeping = { ...node, keepCache: true };
+    const of = (status: NodeStatus) => viewOfSnapshot({ node: keeping, ok: true, status }, 0);
+    const restore = { slots: 2, tokens: 900, ms: 40 };
+    expect(of({ state: 'running', lastCacheRestore: restore })).toMatchObject({
+      keepsCache: true,
+      cacheRestored: 2,
+    });
+    expect(of({ state: 'stopped' })).toMatchObject({ keepsCache: true });
+    expect(of({ state: 'crashed' })).not.toHaveProperty('keepsCache');
+    expect(viewOfSnapshot(ok({ state: 'running' }), 0)).not.toHaveProperty('keepsCache');
+  });
 });

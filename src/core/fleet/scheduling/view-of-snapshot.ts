@@ -110,9 +110,19 @@ export function viewOfSnapshot(
     ...(wake.sourceProblem === undefined ? {} : { sourceProblem: wake.sourceProblem }),
   };
   const name = snapshot.node.name;
+  const keeps = snapshot.node.keepCache === true;
   if (!snapshot.ok) {
     const detail = `${snapshot.outcome}: ${snapshot.detail}`;
-    return { name, observedAt, state: 'unreachable', ready: false, serves: [], detail, ...facts };
+    return {
+      name,
+      observedAt,
+      state: 'unreachable',
+      ready: false,
+      serves: [],
+      detail,
+      ...facts,
+      ...(keeps ? { keepsCache: true } : {}),
+    };
   }
   const status = snapshot.status;
   const state = conditionOf(status.state);
@@ -124,6 +134,8 @@ export function viewOfSnapshot(
       : [];
   const slots = running ? countOf(status.slots) : undefined;
   const busy = running ? countOf(status.busy) : undefined;
+  // docs/design.md D32: a crashed engine saved nothing; a running one says what its start restored.
+  const restored = running ? countOf(status.lastCacheRestore?.slots) : undefined;
   const lastActiveAt =
     status.lastActiveAt === undefined ? Number.NaN : Date.parse(status.lastActiveAt);
   return {
@@ -140,5 +152,7 @@ export function viewOfSnapshot(
       : {}),
     ...(unusable ? { unusable: loopbackText(snapshot.node, fleetPath) } : {}),
     ...facts,
+    ...(keeps && status.state !== 'crashed' ? { keepsCache: true } : {}),
+    ...(restored === undefined ? {} : { cacheRestored: restored }),
   };
 }

@@ -108,6 +108,7 @@ export function stoppedView(previous: NodeView | undefined, name: string, at: nu
     ...(previous?.wakes === undefined ? {} : { wakes: previous.wakes }),
     ...(previous?.warm === undefined ? {} : { warm: previous.warm }),
     ...(previous?.lastActiveAt === undefined ? {} : { lastActiveAt: previous.lastActiveAt }),
+    ...(previous?.keepsCache === true ? { keepsCache: true } : {}),
   };
 }
 

@@ -43,6 +43,8 @@ export interface PlanContext {
   /** Requests waiting here that the node would serve. */
   readonly queuedFor: (record: NodeRecord) => number;
   readonly now: number;
+  /** The node holding the waiting conversation's kept cache (kept-affinity.ts): woken first. */
+  readonly cacheHolder?: string;
 }
 
 /** Wake candidates for `model`: stopped, describing it, not failed since `since`; wake order. */
@@ -54,7 +56,9 @@ export function candidates(context: PlanContext, model: string, since: number): 
         (record.wakeFailure === undefined || record.wakeFailure.at < since),
     )
     .map((record) => ({ record, warm: record.view?.warm === true }));
-  return wakeOrder(found).map((entry) => entry.record);
+  const order = wakeOrder(found).map((entry) => entry.record);
+  const held = order.findIndex((record) => record.settings.name === context.cacheHolder);
+  return held > 0 ? [order[held] as NodeRecord, ...order.filter((_, at) => at !== held)] : order;
 }
 
 /**

@@ -24,6 +24,15 @@ export class AffinityMemory {
     return this.nodes.get(key);
   }
 
+  /** The node lost what it held (kept-affinity.ts): no key leads there any more. */
+  forgetNode(node: string): void {
+    for (const [key, held] of this.nodes) {
+      if (held === node) {
+        this.nodes.delete(key);
+      }
+    }
+  }
+
   /** The key was just sent to `node`: it becomes the most recent. */
   remember(key: string, node: string): void {
     this.nodes.delete(key);

@@ -45,11 +45,12 @@ export function arrivalOf(
     return { kind: 'dispatch', node };
   }
   const { model } = request;
-  const plan = planFor(books.context(now), model, now);
+  const context = books.context(now, books.queue.head(model) ?? request);
+  const plan = planFor(context, model, now);
   if (plan.kind === 'none') {
     return { kind: 'refuse', reason: 'no_node' };
   }
-  const refusedWake = wakeRefused(request, books.context(now), plan, now);
+  const refusedWake = wakeRefused(request, context, plan, now);
   if (refusedWake !== undefined) {
     return { kind: 'refuse', reason: 'wake_not_allowed', node: refusedWake.wakeRefused };
   }
