@@ -108,8 +108,17 @@ describe('restoreSlots', () => {
     ]) {
       const fresh = fakeSlotEngine(dir, [0, 0]);
       fresh.identityNow = { ...fresh.identityNow, ...change };
+      lines = [];
       expect(await restoreSlots({ client: fresh, cache }, logger())).toMatchObject({ slots: 0 });
       expect(fresh.calls.filter((call) => call.startsWith('restore'))).toEqual([]);
+      // It says why: the identity the file was saved under differs, and in what.
+      const [key] = Object.keys(change);
+      expect(lines.join('\n')).toMatch(
+        new RegExp(
+          `skipped an engine slot file saved by another model.*slot=0.*differs=${key}`,
+          'u',
+        ),
+      );
     }
   });
 

@@ -177,12 +177,14 @@ export async function restoreSlots(
       const file = names(identity, slot);
       const meta = await readMeta(join(cache.dir, file.meta));
       if (meta === undefined) {
+        await sayWhySkipped(cache.dir, slot, identity, logger);
         continue;
       }
       if (!sameIdentity(meta, identity)) {
         logger.info('skipped an engine slot file saved by another model or build', {
           slot,
           saved: meta.model,
+          differs: IDENTITY_KEYS.filter((key) => meta[key] !== identity[key]).join(','),
         });
         continue;
       }
@@ -208,6 +210,33 @@ export async function restoreSlots(
     logger.info('engine slots restored', restored);
   }
   return restored;
+}
+
+/**
+ * No file of this model, context and build for the slot: when another one's is there (the
+ * Svcfile's model changed, its file was rewritten, another build), says what differs, so an
+ * operator who expected a restore sees why there was none.
+ */
+async function sayWhySkipped(
+  dir: string,
+  slot: number,
+  identity: SlotIdentity,
+  logger: Logger,
+): Promise<void> {
+  const others = (await readdir(dir).catch(() => [])).filter((name) =>
+    name.endsWith(`-slot${slot}.json`),
+  );
+  for (const name of others) {
+    const meta = await readMeta(join(dir, name));
+    const differs = meta && IDENTITY_KEYS.filter((key) => meta[key] !== identity[key]);
+    if (differs !== undefined && differs.length > 0) {
+      logger.info('skipped an engine slot file saved by another model or build', {
+        slot,
+        saved: meta?.model,
+        differs: differs.join(','),
+      });
+    }
+  }
 }
 
 async function removePair(dir: string, bin: string): Promise<void> {
