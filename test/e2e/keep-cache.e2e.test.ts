@@ -18,56 +18,10 @@ import {
   startGatewayFleet,
   startTestGateway,
 } from '../support/svc/gateway-fleet.ts';
+import { fleetStates, resumed } from '../support/svc/kept-conversation.ts';
 import { nodeState } from '../support/svc/scale-to-zero.ts';
 import { tempDir } from '../support/svc/svc.ts';
 import { eventually } from '../support/time/eventually.ts';
-
-/** About a thousand tokens of the tiny model's vocabulary. */
-const LONG = Array.from({ length: 30 }, () => 'hello world the model engine svc').join(' ');
-
-interface Timings {
-  readonly prompt_n: number;
-  readonly cache_n: number;
-}
-
-/** One chat turn through the gateway; the engine's own timings of it. */
-async function turn(url: string, model: string, messages: readonly object[]) {
-  const reply = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { ...authorized(), 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages, max_tokens: 4, temperature: 0 }),
-  });
-  const body = (await reply.json()) as {
-    timings?: Timings;
-    choices?: { message: { content: string } }[];
-  };
-  expect(reply.status, JSON.stringify(body)).toBe(200);
-  return { timings: body.timings, content: body.choices?.[0]?.message.content ?? '' };
-}
-
-/**
- * A conversation's first turn, an idle stop (`stopped` says when), then its second turn: the
- * share of the first turn's prompt the engine took from its cache after the wake.
- */
-async function resumed(url: string, model: string, stopped: () => Promise<unknown>) {
-  const first = await turn(url, model, [{ role: 'user', content: LONG }]);
-  const prompt = first.timings?.prompt_n ?? 0;
-  expect(prompt).toBeGreaterThan(500);
-  await stopped();
-  const second = await turn(url, model, [
-    { role: 'user', content: LONG },
-    { role: 'assistant', content: first.content },
-    { role: 'user', content: 'and the engine?' },
-  ]);
-  return (second.timings?.cache_n ?? 0) / prompt;
-}
-
-/** Each node's state as the gateway's /v1/fleet reports it. */
-async function states(url: string): Promise<Record<string, string>> {
-  const reply = await fetch(`${url}/v1/fleet`, { headers: authorized() });
-  const body = (await reply.json()) as { nodes: { name: string; state: string }[] };
-  return Object.fromEntries(body.nodes.map(({ name, state }) => [name, state]));
-}
 
 describe('keepCache', () => {
   it('a woken local node resumes the conversation from its kept cache; one without starts over', async () => {
@@ -99,7 +53,7 @@ describe('keepCache', () => {
     });
     const stoppedFor = (node: string) => () =>
       eventually(
-        () => states(url),
+        () => fleetStates(url),
         (now) => now[node] === 'stopped',
         `${node} stopped for idleness`,
       );
