@@ -100,9 +100,9 @@ export class Waker {
       throw new GatewayError(409, `start refused: ${started.detail}`);
     }
     const restored = started.value.lastCacheRestore;
-    if (restored !== undefined) {
+    if (restored !== undefined && restored.slots > 0) {
       // docs/design.md D32: the tokens a keepCache node brought back, its next turn's prefill
-      // saved.
+      // saved. A restore of nothing (a first start, a file skipped) is not worded as one.
       this.logger.info('node woke with its prompt cache', { node: node.name, ...restored });
     }
     return this.waitReady(node, model, deadline);
