@@ -89,6 +89,25 @@ describe('restoreSlots', () => {
     expect(fresh.calls.filter((call) => call === 'identity')).toHaveLength(4);
   });
 
+  it('times the restore alone, not the engine loading its model before it', async () => {
+    const cache = { dir, maxBytes: GIB };
+    await saveSlots({ client: fakeSlotEngine(dir, [700, 0]), cache }, logger(), 1000);
+    const fresh = fakeSlotEngine(dir, [0, 0]);
+    fresh.loading = 3;
+    // A clock that each call of the engine moves on: 500 ms a loading answer, 30 ms a restore.
+    let clock = 0;
+    const client = {
+      identity: (signal: AbortSignal) => ((clock += 500), fresh.identity(signal)),
+      save: fresh.save.bind(fresh),
+      restore: (slot: number, file: string, signal: AbortSignal) => (
+        (clock += 30),
+        fresh.restore(slot, file, signal)
+      ),
+    };
+    const restored = await restoreSlots({ client, cache }, logger(), 1000, () => clock);
+    expect(restored).toMatchObject({ slots: 1, tokens: 700, ms: 30 });
+  });
+
   it('asks nothing of the engine when nothing was kept', async () => {
     const fresh = fakeSlotEngine(dir, [0, 0]);
     fresh.loading = 1_000_000;

@@ -165,13 +165,15 @@ export async function restoreSlots(
   now: () => number = Date.now,
 ): Promise<CacheRestore> {
   const signal = AbortSignal.timeout(limitMs);
-  const begun = now();
+  let begun = now();
   let slots = 0;
   let tokens = 0;
   try {
     // Nothing kept (a first start): nothing to wait for.
     const kept = (await readdir(cache.dir).catch(() => [])).some((name) => name.endsWith('.json'));
     const identity = kept ? await loadedIdentity(client, signal) : undefined;
+    // `ms` is the restore's own time: the engine loading its model is the start's, not the cache's.
+    begun = now();
     for (let slot = 0; identity !== undefined && slot < identity.slots; slot += 1) {
       signal.throwIfAborted();
       const file = names(identity, slot);
