@@ -4,7 +4,7 @@
  * refuses is skipped with a warning, that the size bound drops the oldest files first, and that a
  * failed or hanging save never throws.
  */
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -46,6 +46,11 @@ describe('saveSlots', () => {
     expect(meta).toMatchObject({ ...TINY_IDENTITY, slot: 0, tokens: 1200 });
     // The engine wrote under a temp name; only the rename made the file visible.
     expect(engine.calls).toContain(`save 0 ${files[0]}.part`);
+    // The log says what the save cost: the bytes and the engine's own time.
+    const { size } = await stat(join(dir, files[0] ?? ''));
+    expect(lines.join('\n')).toMatch(
+      new RegExp(`engine slots saved slots=1 bytes=${size} ms=1`, 'u'),
+    );
   });
 
   it('never throws: a failed slot is a warning and the others are still saved', async () => {

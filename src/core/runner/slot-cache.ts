@@ -103,6 +103,8 @@ export async function saveSlots(
 ): Promise<number> {
   const signal = AbortSignal.timeout(limitMs);
   let saved = 0;
+  // What the engine reports writing, and its own time for it: the stop's cost of keeping the cache.
+  const written = { bytes: 0, ms: 0 };
   try {
     const identity = await client.identity(signal);
     if (identity === 'loading') {
@@ -129,6 +131,8 @@ export async function saveSlots(
         };
         await writeFileAtomic(join(cache.dir, file.meta), `${JSON.stringify(meta)}\n`);
         saved += 1;
+        written.bytes += result.bytes;
+        written.ms += result.ms;
       } catch (error) {
         await rm(join(cache.dir, file.part), { force: true }).catch(() => undefined);
         logger.warn('could not save an engine slot; its prompt cache is lost', {
@@ -144,7 +148,8 @@ export async function saveSlots(
   }
   await evictOldest(cache, logger);
   if (saved > 0) {
-    logger.info('engine slots saved', { slots: saved, dir: cache.dir });
+    const ms = Math.round(written.ms);
+    logger.info('engine slots saved', { slots: saved, bytes: written.bytes, ms, dir: cache.dir });
   }
   return saved;
 }
