@@ -7,7 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { missingTools, type Tool } from './prerequisites.ts';
 
 const ALL = new Set([1, 2, 3, 4]);
-const SECTIONS = ['startup', 'sampler', 'gateway', 'soak', 'wake', 'fleet', 'scheduler', 'local'];
+const SECTIONS = [
+  'startup',
+  'sampler',
+  'gateway',
+  'soak',
+  'wake',
+  'fleet',
+  'scheduler',
+  'local',
+  'keepcache',
+];
 const without =
   (...absent: Tool[]) =>
   (tool: Tool): boolean =>
@@ -16,7 +26,7 @@ const without =
 describe('bench prerequisites', () => {
   it('names each missing tool with every section that needs it', () => {
     expect(missingTools(SECTIONS, ALL, without('llama-server', 'wrk'))).toEqual([
-      'llama-server, needed by sampler, gateway, soak, wake, scheduler, local: run scripts/install-test-engine.sh (see CONTRIBUTING.md)',
+      'llama-server, needed by sampler, gateway, soak, wake, scheduler, local, keepcache: run scripts/install-test-engine.sh (see CONTRIBUTING.md)',
       'wrk, needed by gateway, local: install wrk (apt-get install wrk)',
     ]);
   });

@@ -23,6 +23,7 @@ export function toolsOf(section: string, schedulerScenarios: ReadonlySet<number>
     case 'sampler':
     case 'soak':
     case 'wake':
+    case 'keepcache':
       return ['llama-server'];
     case 'gateway':
       return ['llama-server', 'nginx', 'wrk'];

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs each benchmark and rewrites its section of docs/benchmarks.md, between
  * `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so the page always shows the last run.
- * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler|local runs one section and leaves the others'
+ * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler|local|keepcache runs one section and leaves the others'
  * figures as they are.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -14,6 +14,8 @@ import { benchBodyScanCost, BODY_SCAN_BATCHES } from './body-scan-cost.ts';
 import { benchFleet, type FleetFigures } from './fleet/fleet.ts';
 import { benchGateway } from './gateway.ts';
 import { gatewayReport } from './gateway-report.ts';
+import { benchKeepCache } from './keepcache/keepcache.ts';
+import { KEEP_CACHE_HEADER, keepCacheReport, keepCacheRow } from './keepcache/keepcache-report.ts';
 import { benchLocal } from './local.ts';
 import { localReport } from './local-report.ts';
 import { benchRecordCost } from './metrics-record.ts';
@@ -224,6 +226,19 @@ async function localSection(model: string): Promise<string> {
   return localReport(bench, machine());
 }
 
+async function keepCacheSection(): Promise<string> {
+  // BENCH_KEEPCACHE_SIZES=1000 and BENCH_KEEPCACHE_ROUNDS=1 shorten the run while iterating.
+  const sizes = (process.env['BENCH_KEEPCACHE_SIZES'] ?? '1000,4000,16000').split(',').map(Number);
+  const rounds = Number(process.env['BENCH_KEEPCACHE_ROUNDS'] ?? 3);
+  const before = loadavg()[0]?.toFixed(1) ?? '?';
+  process.stdout.write(`\n${KEEP_CACHE_HEADER.join('\n')}\n`);
+  const bench = await benchKeepCache(repoRoot, sizes, rounds, (size) => {
+    process.stdout.write(`${keepCacheRow(size)}\n`);
+  });
+  const load = `load average ${before} at the start and ${loadavg()[0]?.toFixed(1) ?? '?'} at the end (other work shares this machine)`;
+  return keepCacheReport(bench, machine(), load);
+}
+
 const only = process.env['BENCH_ONLY'];
 const runs = (name: string): boolean => only === undefined || only === '' || only === name;
 const sections: [string, () => string | Promise<string>][] = [
@@ -235,6 +250,7 @@ const sections: [string, () => string | Promise<string>][] = [
   ['fleet', fleetSection],
   ['scheduler', () => schedulerSection(model)],
   ['local', () => localSection(model)],
+  ['keepcache', keepCacheSection],
 ];
 // Every section's tools before the first starts (the engine kit's binaries first, as svcEnv).
 const missing = missingTools(
