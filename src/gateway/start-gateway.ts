@@ -26,6 +26,7 @@ import type { NodeProblems } from './models/fleet-reply.ts';
 import { localProblems } from './models/node-problems.ts';
 import { availableNow } from './models/snapshot-replies.ts';
 import { loadPage } from './page/fleet-page.ts';
+import { shuttingDown } from './relay/relay-cuts.ts';
 import { GatewayScheduler } from './requests/gateway-scheduler.ts';
 import { type LoopTimers } from './requests/loop-contract.ts';
 import { MachineWaker } from './requests/machine-wake.ts';
@@ -210,7 +211,16 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       scheduling.close();
       await commands.stopAll();
       server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      // Past the grace, a stream still relayed says why it ends (docs/design.md D33) once its
+      // last bytes are out; then every connection goes.
+      const timer = setTimeout(() => {
+        // A caller that reads nothing more holds the shutdown one more grace at most.
+        const backstop = setTimeout(() => server.closeAllConnections(), graceMs).unref();
+        void scheduling.relays.cut(shuttingDown()).finally(() => {
+          clearTimeout(backstop);
+          server.closeAllConnections();
+        });
+      }, graceMs);
       await closed;
       clearTimeout(timer);
       // Nothing outlives the gateway (docs/design.md D27): its local engines' groups go with it.

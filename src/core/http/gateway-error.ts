@@ -26,6 +26,8 @@ export type GatewayErrorCode =
   | 'reply_timeout'
   /** The gateway ended a request it held because it is shutting down (docs/design.md D33). */
   | 'shutting_down'
+  /** The operator stopped, with force, the node whose reply was being relayed (docs/design.md D28). */
+  | 'node_stopped'
   | 'internal_error';
 
 export interface GatewayErrorOptions {

@@ -96,6 +96,12 @@ function act(
     {
       scheduler,
       now: () => test.clock.now,
+      relays: {
+        cut: (reason, node) => {
+          test.calls.push(`cut ${node ?? 'all'}: ${reason.code}`);
+          return Promise.resolve();
+        },
+      },
       startNode: (node, force, run) => {
         test.calls.push(`scheduler start ${node}${force ? ' (force)' : ''}`);
         return run();
@@ -231,14 +237,14 @@ describe('controlNode: a busy node (docs/design.md D28)', () => {
     expect(test.calls).toEqual([]);
   });
 
-  it('stops a busy node anyway with force=true', async () => {
+  it('stops a busy node anyway with force=true, its relayed replies cut first', async () => {
     const test = harness();
     test.inFlight.begin('a', 'qwen');
     expect(JSON.parse(await act(test, 'a', 'stop', { force: 'true' }))).toMatchObject({
       name: 'a',
       state: 'stopped',
     });
-    expect(test.calls).toEqual(['stop a']);
+    expect(test.calls).toEqual(['cut a: node_stopped', 'stop a']);
   });
 
   it('stops a node once its requests ended, and a node whose neighbour is busy', async () => {

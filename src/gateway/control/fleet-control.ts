@@ -25,6 +25,7 @@ import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { CallerRights } from '../http/caller-rights.ts';
+import { nodeStopped, type RelayCuts } from '../relay/relay-cuts.ts';
 import { type RequestCounts, withGatewayRequests } from '../requests/request-counts.ts';
 
 /** What node control needs of the gateway's view: the file's nodes, a node's source, its state. */
@@ -94,6 +95,8 @@ export async function fleetStats(
 export interface ControlScheduling {
   readonly scheduler: Pick<Scheduler, 'queuedFor' | 'inFlightOf'>;
   now(): number;
+  /** The replies relayed through the gateway, which a forced stop ends first (relay-cuts.ts). */
+  readonly relays: Pick<RelayCuts, 'cut'>;
   /** Runs `run` once the node's group has room (docs/design.md D33), or throws the 409 refusal. */
   startNode(
     name: string,
@@ -197,6 +200,11 @@ export async function controlNode(
     const queued = scheduler.queuedFor(node.name);
     if ((busy !== undefined || queued > 0) && !force) {
       throw busyRefusal(name, busy, queued);
+    }
+    if (force) {
+      // docs/design.md D33: the streams it cuts say why before they close. Not awaited: the
+      // callers' connections outlive the engine, and one that reads nothing must not hold the stop.
+      void scheduling.relays.cut(nodeStopped(name), name);
     }
     reply = await client.stop(node, force ? { force } : {});
   }

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { EngineClient, type EngineRequest } from './engine-client.ts';
+import type { RelayCuts } from './relay-cuts.ts';
 import { type RelayFacts, type ReplyTap, UpstreamReply } from './upstream-reply.ts';
 
 /**
@@ -68,6 +69,8 @@ export interface ProxyRequest {
   readonly extraHeaders: readonly string[];
   /** Hears the reply's chunks as they pass (the gateway reads usage from them). */
   readonly tap?: ReplyTap;
+  /** Where the gateway finds the relay to end it itself (relay-cuts.ts). */
+  readonly cuts?: RelayCuts;
 }
 
 /**
@@ -133,7 +136,8 @@ export async function proxy(target: RelayEngine, request: ProxyRequest): Promise
     engines,
     options,
   );
-  const refusal = await relay.start();
+  const untrack = request.cuts?.track(target.node.name, relay);
+  const refusal = await relay.start().finally(untrack);
   if (refusal !== undefined) {
     throw refusal;
   }

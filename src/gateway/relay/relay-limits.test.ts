@@ -1,8 +1,8 @@
 /** The relay's time limits, and an engine error mid-stream. */
 import { describe, expect, it } from 'vitest';
 
+import { engineErrorEvent } from './engine-error-event.ts';
 import { upstreamTimeouts } from './proxy.ts';
-import { engineErrorEvent } from './upstream-reply.ts';
 
 describe('relay limits and mid-stream errors', () => {
   it('puts no limit on a stream and the reply timeout on anything else', () => {

@@ -12,7 +12,8 @@ import {
   EngineRequestAbortedError,
   EngineTimeoutError,
 } from './engine-client.ts';
-import { type RelayFacts, replyHeaderList, resendable, UpstreamReply } from './upstream-reply.ts';
+import { replyHeaderList } from './engine-reply-headers.ts';
+import { type RelayFacts, resendable, UpstreamReply } from './upstream-reply.ts';
 
 /** The part of a ServerResponse the relay uses, recording what it was asked to do. */
 class FakeResponse extends EventEmitter {

@@ -11,7 +11,7 @@
 import type { ServerResponse } from 'node:http';
 
 import { formatDurationText } from '../../core/duration.ts';
-import { errorType, GatewayError, sseError } from '../../core/http/gateway-error.ts';
+import { errorBody, GatewayError, sseError } from '../../core/http/gateway-error.ts';
 import {
   EngineClosedError,
   type EngineDispatcher,
@@ -20,62 +20,11 @@ import {
   EngineRequestAbortedError,
   EngineTimeoutError,
 } from './engine-client.ts';
-
-/** Reply headers the gateway does not pass on (RFC 9110 §7.6.1 hop-by-hop, and its own CORS). */
-const DROPPED_REPLY_HEADERS = new Set([
-  // The gateway's own CORS policy (docs/design.md D22) answers for the engine's.
-  'access-control-allow-origin',
-  'access-control-allow-credentials',
-  'access-control-expose-headers',
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
+import { engineErrorEvent } from './engine-error-event.ts';
+import { isEventStream, replyHeaderList } from './engine-reply-headers.ts';
 
 /** Errors that mean the connection closed under a request the engine never answered. */
 const RESENDABLE = new Set(['ECONNRESET', 'EPIPE']);
-
-/** The SSE error event for an engine error that arrives after wake progress sent the headers. */
-export function engineErrorEvent(status: number, text: string, node: string): string {
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
-      return sseError(JSON.stringify(parsed));
-    }
-  } catch {
-    // not JSON: wrapped below
-  }
-  return sseError(
-    JSON.stringify({
-      error: {
-        message: `the engine on ${node} answered ${status}`,
-        type: errorType(status),
-        code: 'upstream_error',
-      },
-    }),
-  );
-}
-
-/**
- * The engine's raw reply headers as the flat `[name, value, …]` list `writeHead` takes, less the
- * dropped ones, then the gateway's own. Names keep the engine's spelling; duplicates stay apart.
- */
-export function replyHeaderList(raw: readonly string[], extra: readonly string[]): string[] {
-  const list: string[] = [];
-  for (let index = 0; index + 1 < raw.length; index += 2) {
-    const name = raw[index] as string;
-    if (!DROPPED_REPLY_HEADERS.has(name.toLowerCase())) {
-      list.push(name, raw[index + 1] as string);
-    }
-  }
-  for (const header of extra) {
-    list.push(header);
-  }
-  return list;
-}
 
 /** Whether a failure before any reply byte may be sent again: a connection closed under it. */
 export function resendable(error: unknown, replyStarted: boolean, resent: boolean): boolean {
@@ -91,6 +40,8 @@ export interface RelayFacts {
   repliedAt?: number;
   /** The engine failed to answer, timed out or broke off mid-reply. */
   upstreamError?: boolean;
+  /** The gateway ended the relay itself (relay-cuts.ts): the access line's `outcome=stopped`. */
+  stopped?: boolean;
 }
 
 /** What the relay needs to know about its request. */
@@ -120,6 +71,17 @@ function onCallerDrain(this: WithRelay): void {
   this[kRelay]?.resumeUpstream();
 }
 
+/** Settles once the response's bytes are handed to the socket, or it closed. */
+function flushed(outgoing: ServerResponse): Promise<void> {
+  if (outgoing.writableFinished || outgoing.destroyed) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    outgoing.once('finish', resolve);
+    outgoing.once('close', resolve);
+  });
+}
+
 /** One request's relay; `done` settles when the reply is over or failed before it began. */
 export class UpstreamReply implements EngineHandler {
   private abortUpstream: ((reason?: Error) => void) | undefined;
@@ -127,6 +89,11 @@ export class UpstreamReply implements EngineHandler {
   private started = false;
   private callerGone = false;
   private resent = false;
+  private finished = false;
+  /** The caller's reply is server-sent events (wake progress, or the engine's own headers). */
+  private eventStream = false;
+  /** Why the gateway ended this relay itself, once it did (cut). */
+  private cutBy: GatewayError | undefined;
   /** Set while an engine error after wake progress is collected for the SSE error event. */
   private errorText: string | undefined;
   private errorStatus = 0;
@@ -172,9 +139,36 @@ export class UpstreamReply implements EngineHandler {
     this.resume?.();
   }
 
+  /**
+   * The gateway ends this relay itself (relay-cuts.ts, docs/design.md D33): the engine request is
+   * aborted; a stream gets one SSE error event saying why, then closes; any other reply already
+   * begun simply closes (its headers are gone); one not begun is refused with `reason`.
+   */
+  cut(reason: GatewayError): Promise<void> {
+    const { outgoing } = this;
+    if (this.finished) {
+      return Promise.resolve();
+    }
+    this.cutBy = reason;
+    this.target.facts.stopped = true;
+    this.abortUpstream?.(new EngineRequestAbortedError());
+    if (!outgoing.headersSent) {
+      // Refused like any failure before the reply began (the proxy throws it).
+      this.finish(reason);
+      return Promise.resolve();
+    }
+    if ((this.eventStream || !this.started) && !outgoing.writableEnded && !outgoing.destroyed) {
+      outgoing.end(sseError(errorBody(reason)));
+    } else {
+      outgoing.destroy();
+    }
+    this.finish();
+    return flushed(outgoing);
+  }
+
   onConnect(abort: (reason?: Error) => void): void {
     this.abortUpstream = abort;
-    if (this.callerGone) {
+    if (this.callerGone || this.cutBy !== undefined) {
       abort(new EngineRequestAbortedError());
     }
   }
@@ -184,6 +178,10 @@ export class UpstreamReply implements EngineHandler {
     this.target.facts.repliedAt = performance.now();
     this.resume = resume;
     const { outgoing } = this;
+    this.eventStream = outgoing.headersSent || isEventStream(rawHeaders);
+    if (this.cutBy !== undefined) {
+      return false;
+    }
     if (outgoing.headersSent) {
       // Wake progress already sent 200 text/event-stream: an engine error becomes one SSE event.
       if (statusCode >= 400) {
@@ -212,7 +210,7 @@ export class UpstreamReply implements EngineHandler {
       return true;
     }
     const { outgoing } = this;
-    if (outgoing.destroyed) {
+    if (outgoing.destroyed || this.cutBy !== undefined) {
       return true;
     }
     this.target.tap?.data(chunk);
@@ -226,6 +224,9 @@ export class UpstreamReply implements EngineHandler {
 
   onComplete(): void {
     const { outgoing } = this;
+    if (this.cutBy !== undefined) {
+      return;
+    }
     if (this.errorText !== undefined) {
       outgoing.end(engineErrorEvent(this.errorStatus, this.errorText, this.target.node));
     } else {
@@ -235,6 +236,10 @@ export class UpstreamReply implements EngineHandler {
   }
 
   onError(error: Error): void {
+    if (this.cutBy !== undefined) {
+      // cut() answered the caller and settled.
+      return;
+    }
     if (this.callerGone) {
       this.outgoing.destroy();
       this.finish();
@@ -271,6 +276,7 @@ export class UpstreamReply implements EngineHandler {
   }
 
   private finish(refusal?: GatewayError): void {
+    this.finished = true;
     const outgoing = this.outgoing as WithRelay;
     outgoing.off('close', onCallerClose);
     outgoing.off('drain', onCallerDrain);

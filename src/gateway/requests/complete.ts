@@ -137,6 +137,7 @@ export async function complete(
       replyTimeoutMs: deps.replyTimeoutMs,
       context,
       tap: context.tail,
+      cuts: scheduling.relays,
       extraHeaders: proxiedReplyHeaders(dispatch.node, {
         gatewayMs,
         ...(waitMs === undefined ? {} : { queueMs: waitMs }),

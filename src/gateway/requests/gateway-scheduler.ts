@@ -17,6 +17,7 @@ import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Available } from '../models/snapshot-replies.ts';
+import { nodeStopped, RelayCuts, shuttingDown } from '../relay/relay-cuts.ts';
 import { readActivity } from './activity-read.ts';
 import { EngineTargets } from './engine-targets.ts';
 import { type Admission, type RejectAction } from './loop-contract.ts';
@@ -51,6 +52,8 @@ export interface GatewaySchedulerDeps {
 
 export class GatewayScheduler {
   readonly loop: ScheduleLoop;
+  /** The replies being relayed, which a forced stop or the shutdown ends (relay-cuts.ts). */
+  readonly relays = new RelayCuts();
   private readonly views: SchedulerViews;
   private readonly nodes: ReadonlyMap<string, FleetNode>;
   /** The node being woken for each model, while it is (progress names it). */
@@ -216,16 +219,7 @@ export class GatewayScheduler {
   /** Stops watching and ends every request still waiting: the gateway is shutting down. */
   close(): void {
     this.stopWatch();
-    this.loop.close(
-      new GatewayError(
-        503,
-        'the gateway is shutting down; retry once it is back, or through another',
-        {
-          code: 'shutting_down',
-          retryAfterSeconds: 1,
-        },
-      ),
-    );
+    this.loop.close(shuttingDown());
   }
 
   private async wake(name: string, model: string, cause: string): Promise<NodeView> {
@@ -284,6 +278,9 @@ export class GatewayScheduler {
       // docs/design.md D33: an operator's forced start stops a busy member; its requests are cut.
       ...(forced === undefined ? {} : { forced: 'true' }),
     });
+    if (forced !== undefined) {
+      void this.relays.cut(nodeStopped(name), name);
+    }
     const reply = await this.deps.driver.stop(node);
     if (!reply.ok) {
       this.deps.logger.warn('stop failed', { node: name, detail: reply.detail });
