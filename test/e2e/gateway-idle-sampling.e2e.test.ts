@@ -11,14 +11,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { writeTinyModel } from '../support/models/tiny-model.ts';
-import { freePort } from '../support/svc/daemon.ts';
 import {
   authorized,
   NODE_TOKEN,
   startGatewayFleet,
   startTestGateway,
 } from '../support/svc/gateway-fleet.ts';
-import { chat, nodeState, wokenDaemon, writeSleeperFleet } from '../support/svc/scale-to-zero.ts';
+import { chat, nodeState, sleeperGateway } from '../support/svc/scale-to-zero.ts';
 import { tempDir } from '../support/svc/svc.ts';
 import { eventually } from '../support/time/eventually.ts';
 
@@ -90,19 +89,7 @@ describe('scale to zero at the daemon’s own sampling interval', () => {
   });
 
   it('wakes a node its sleep command put to sleep, for the very next request', async () => {
-    const dir = await tempDir();
-    const model = await writeTinyModel(join(dir, 'tiny.gguf'));
-    const daemonPort = await freePort();
-    const woken = await wokenDaemon(dir, daemonPort, 'default');
-    await writeSleeperFleet(dir, woken, {
-      model,
-      daemonPort,
-      enginePort: await freePort(),
-      top: ['idleStop: 8s'],
-      sleep: true,
-    });
-    const daemonUrl = `http://127.0.0.1:${daemonPort}`;
-    const { gateway, url } = await startTestGateway({ cwd: dir, configDir: join(dir, 'config') });
+    const { gateway, url, woken, daemonUrl } = await sleeperGateway('8s');
 
     expect(await chat(url, 'tiny')).toBe('200 chat.completion');
     expect(await woken.runs()).toBe(1);

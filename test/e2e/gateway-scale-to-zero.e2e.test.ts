@@ -4,8 +4,10 @@
  * stopped and woken again by the next request; a keep-warm node starts with the gateway and
  * outlives the idle stop; a group of one swaps its members' engines and never runs two at once
  * (watched on the process table); a wake command starts a daemon that was not running, once for
- * concurrent requests; and two gateway replicas judge idleness by the node's own activity, so the
- * one without traffic never stops a node the other uses.
+ * concurrent requests; a request right after a sleep command succeeded runs the wake command, at
+ * the daemon's default sampling interval, though the gateway's last status still shows the daemon
+ * answering; and two gateway replicas judge idleness by the node's own activity, so the one
+ * without traffic never stops a node the other uses.
  */
 import { join } from 'node:path';
 
@@ -18,6 +20,7 @@ import { startGatewayFleet, startTestGateway } from '../support/svc/gateway-flee
 import {
   chat,
   nodeState,
+  sleeperGateway,
   stream,
   wokenDaemon,
   writeSleeperFleet,
@@ -165,6 +168,20 @@ describe('scale to zero', () => {
     expect(await nodeState(daemonUrl)).toBe('running');
     expect(gateway.stderr()).toMatch(/machine awake.*node=sleeper/);
   });
+
+  it('wakes a node put to sleep for a request its status refresh has not seen go', async () => {
+    // An idle stop longer than the gateway's 30 s of rest after a request: by then only the idle
+    // watch asks the node (every 10 s), so the status the gateway holds when the sleep command
+    // ends was asked while the daemon still answered, and is fresh (docs/design.md D33).
+    const { gateway, url, woken, daemonUrl } = await sleeperGateway('41s');
+
+    expect(await chat(url, 'tiny')).toBe('200 chat.completion');
+    expect(await woken.runs()).toBe(1);
+    await gateway.waitFor(/sleep command done.*node=sleeper.*outcome=ok/, 100_000);
+    expect(await chat(url, 'tiny')).toBe('200 chat.completion');
+    expect(await woken.runs()).toBe(2);
+    expect(await nodeState(daemonUrl)).toBe('running');
+  }, 180_000);
 
   it('two replicas: the node is not stopped while one uses it, and is once both are quiet', async () => {
     const fleet = await startGatewayFleet([await tinyNode('shared', 'tiny')], {

@@ -10,9 +10,13 @@ import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 
 import { chat as chatRequest } from '../http/chat.ts';
+import { freePort } from '../http/net.ts';
+import { writeTinyModel } from '../models/tiny-model.ts';
 import { REPO_ROOT, testPath } from '../prerequisites/engines.ts';
 import { alive, processTree } from '../processes/process-tree.ts';
-import { authorized, ENGINE_KEY, NODE_TOKEN } from './gateway-fleet.ts';
+import type { TestProcess } from '../processes/processes.ts';
+import { tempDir } from '../processes/temp-dir.ts';
+import { authorized, ENGINE_KEY, NODE_TOKEN, startTestGateway } from './gateway-fleet.ts';
 import { SVC } from './svc.ts';
 
 /** A short chat request for `model`: `<status> <object>` (or the body when it is no completion). */
@@ -152,4 +156,29 @@ export async function writeSleeperFleet(
     ].join('\n'),
   );
   await writeFile(join(dir, '.env'), `NODE_TOKEN=${NODE_TOKEN}\nENGINE_KEY=${ENGINE_KEY}\n`);
+}
+
+/**
+ * The sleeper fleet under `idleStop`, with its sleep command and its daemon at the default
+ * sampling interval, and the built gateway in front of it.
+ */
+export async function sleeperGateway(idleStop: string): Promise<{
+  gateway: TestProcess;
+  url: string;
+  woken: WokenDaemon;
+  daemonUrl: string;
+}> {
+  const dir = await tempDir();
+  const model = await writeTinyModel(join(dir, 'tiny.gguf'));
+  const daemonPort = await freePort();
+  const woken = await wokenDaemon(dir, daemonPort, 'default');
+  await writeSleeperFleet(dir, woken, {
+    model,
+    daemonPort,
+    enginePort: await freePort(),
+    top: [`idleStop: ${idleStop}`],
+    sleep: true,
+  });
+  const { gateway, url } = await startTestGateway({ cwd: dir, configDir: join(dir, 'config') });
+  return { gateway, url, woken, daemonUrl: `http://127.0.0.1:${daemonPort}` };
 }
