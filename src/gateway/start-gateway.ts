@@ -195,8 +195,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   // Only with the address ours are engines touched: what a dead gateway of this fleet left.
   await local?.takeOver(localNodesOf(options.fleet), httpUrl(address));
-  // The first round starts at once, so the first requests find most of the fleet already known.
+  // The first round starts at once, so the first requests find most of the fleet already known;
+  // keep-warm starts, a daemon node's too, only now that the address is ours.
   states.use();
+  scheduling.watch();
   return {
     address,
     // docs/design.md D27: a broken Svcfile or missing model file is said now, not at a request.

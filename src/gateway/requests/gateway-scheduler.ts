@@ -63,7 +63,7 @@ export class GatewayScheduler {
   private readonly targets: EngineTargets;
   /** The machines under the nodes, asleep or awake (docs/design.md D33). */
   private readonly sleep: MachineSleep;
-  private readonly stopWatch: () => void;
+  private stopWatch: () => void = () => undefined;
 
   constructor(private readonly deps: GatewaySchedulerDeps) {
     const { view } = deps;
@@ -100,12 +100,16 @@ export class GatewayScheduler {
       this.sleep.answered(snapshot, askedAt);
       this.views.stored(snapshot, askedAt);
     });
-    this.stopWatch = watchNodes(
-      deps.scheduler.settings.nodes,
-      this.nodes,
-      (node) => void view.states.refresh(node, false),
-      deps.timers,
-    );
+  }
+
+  /**
+   * Watches the nodes under idle stop or keep-warm (node-watch.ts): called once the gateway has
+   * bound its address, so no keep-warm start goes out from a gateway that cannot listen.
+   */
+  watch(): void {
+    const { deps } = this;
+    const refresh = (node: FleetNode): void => void deps.view.states.refresh(node, false);
+    this.stopWatch = watchNodes(deps.scheduler.settings.nodes, this.nodes, refresh, deps.timers);
   }
 
   get scheduler(): Scheduler {
