@@ -202,6 +202,17 @@ describe('waking and scale-out', () => {
     ]);
   });
 
+  it('waits for a node another gateway is stopping, then wakes it once it has stopped', () => {
+    // Its own status says stopping: not our stop, but one that ends as ours do.
+    const h = new Harness({ nodes: [{ name: 'a' }] }, [
+      running('a', { state: 'stopping', ready: false, wakes: [MODEL] }),
+    ]);
+    expect(brief(h.arrive(1))).toEqual([]);
+    expect(h.scheduler.waiting(1, h.now)).toMatchObject({ model: MODEL });
+    h.now = 1;
+    expect(brief(h.views(stopped('a', { observedAt: 1 })))).toEqual([`wake a ${MODEL} (demand)`]);
+  });
+
   it('tries the next candidate when a wake fails, then gives up naming the failures', () => {
     const h = new Harness(TWO_NODES, [stopped('a'), stopped('b')]);
     expect(brief(h.arrive(1))).toEqual([`wake a ${MODEL} (demand)`]);

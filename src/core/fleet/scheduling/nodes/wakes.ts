@@ -122,11 +122,12 @@ export function planFor(context: PlanContext, model: string, since: number): Pla
       hold: holder(blocking, context.queuedFor, context.now),
     };
   }
-  // A node we are stopping (a swap, an idle stop) that would serve the model again once woken:
-  // the request waits for the stop to end and the wake after it, rather than being refused.
+  // A node being stopped that would serve the model again once woken, by us (a swap, an idle
+  // stop) or, as its own status says, by someone else (another gateway): the request waits for
+  // the stop to end and the wake after it, rather than being refused.
   const returning = records.find(
     (record) =>
-      record.stopping !== undefined &&
+      (record.stopping !== undefined || record.view?.state === 'stopping') &&
       ((record.view?.wakes ?? []).includes(model) || (record.view?.serves ?? []).includes(model)),
   );
   if (returning !== undefined) {
