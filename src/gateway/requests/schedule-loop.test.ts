@@ -134,6 +134,23 @@ describe('ScheduleLoop', () => {
     expect(waiting.dispatch).toMatchObject({ node: 'a', waitedMs: 250 });
   });
 
+  it('runs no step for a fast-path arrival behind others waiting for its model', () => {
+    const h = harness({ nodes: [{ name: 'a' }] });
+    h.loop.views([view('a', { slots: 1 })]);
+    h.loop.admit({ model: MODEL, streaming: false });
+    h.loop.admit({ model: MODEL, streaming: false });
+    let steps = 0;
+    const step = h.loop.scheduler.step.bind(h.loop.scheduler);
+    h.loop.scheduler.step = (event, now) => {
+      steps += 1;
+      return step(event, now);
+    };
+    // docs/design.md D25: first in, first out, so it cannot be placed before the one waiting.
+    expect(h.loop.admitIfPlaced({ model: MODEL, streaming: false })).toBeUndefined();
+    expect(steps).toBe(0);
+    expect(h.loop.scheduler.waitingCount(MODEL)).toBe(1);
+  });
+
   it('takes a caller that hangs up out of the queue at once', async () => {
     const h = harness({ nodes: [{ name: 'a' }] });
     h.loop.views([view('a', { slots: 1 })]);

@@ -65,6 +65,11 @@ export class ScheduleLoop {
    * queued, woken or refused (the caller freshens its views, then `admit`s it).
    */
   admitIfPlaced(request: Omit<RequestInfo, 'id'>): Admission | undefined {
+    // docs/design.md D25: first in, first out per model. Behind others waiting for it no step
+    // could place it now, so none is run for nothing (at full slots every arrival is here).
+    if (this.scheduler.waitingCount(request.model) > 0) {
+      return undefined;
+    }
     const id = this.nextId;
     this.nextId += 1;
     const answer = this.arrive({ ...request, id, onlyIfPlaced: true });

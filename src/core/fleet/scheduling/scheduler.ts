@@ -106,9 +106,9 @@ export class Scheduler {
       : { model: entry.model, position, waitedMs: now - entry.enqueuedAt };
   }
 
-  /** How many requests wait, over every model (cheap: read after every event). */
-  waitingCount(): number {
-    return this.books.queue.size;
+  /** How many requests wait, over every model or for `model` (cheap: read after every event). */
+  waitingCount(model?: string): number {
+    return model === undefined ? this.books.queue.size : this.books.queue.length(model);
   }
 
   /** docs/design.md D25 `queued`: how many wait for each model. */
