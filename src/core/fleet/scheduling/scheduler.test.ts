@@ -3,7 +3,7 @@
  * 5), one rule per test, on an injected clock: slot accounting, FIFO, bounds, hang-up, affinity,
  * scale-out, and a wake being the same wait as the queue.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import {
   brief,
@@ -13,6 +13,7 @@ import {
   running,
   stopped,
 } from '../../../../test/support/scheduling/scheduling.ts';
+import { Ledger } from './ledger.ts';
 
 const TWO_NODES = { nodes: [{ name: 'a' }, { name: 'b' }] };
 
@@ -148,6 +149,21 @@ describe('the queue', () => {
     expect(h.advance(7_999)).toEqual([]);
     expect(brief(h.advance(1))).toEqual(['reject 2 queue_timeout 5s']);
     expect(h.scheduler.nextDueAt(h.now)).toBe(16_000);
+  });
+
+  it('builds no refusal inputs while the oldest waiting is in time', () => {
+    const h = new Harness({ ...TWO_NODES, queue: { timeoutMs: 10_000 } }, [
+      running('a', { slots: 1 }),
+    ]);
+    [1, 2, 3].forEach((id) => h.arrive(id));
+    // The refusal's Retry-After reads the rate slots free at: asked only when a wait ran out.
+    const rate = vi.spyOn(Ledger.prototype, 'rateFor');
+    h.now = 9_999;
+    expect(h.advance(0)).toEqual([]);
+    expect(rate).not.toHaveBeenCalled();
+    expect(brief(h.advance(1))).toEqual(['reject 2 queue_timeout 5s', 'reject 3 queue_timeout 5s']);
+    expect(rate).toHaveBeenCalled();
+    rate.mockRestore();
   });
 
   it('lets a caller that hangs up leave at once, wherever it stands', () => {

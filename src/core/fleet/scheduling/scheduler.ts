@@ -28,7 +28,7 @@ import { isUp, readyFor } from './nodes/nodes.ts';
 import { settleStarts } from './nodes/starts.ts';
 import { planFor, scaleOutFor } from './nodes/wakes.ts';
 import { arrivalOf, placeNow } from './requests/arrival.ts';
-import { expiryOf } from './requests/deadlines.ts';
+import { deadlineOf, expiryOf } from './requests/deadlines.ts';
 import { inFlightOf, type NodeInFlight } from './requests/in-flight-of.ts';
 import type { Waiting } from './requests/queue.ts';
 import { type RouteDecision, routeDecision } from './route-decision.ts';
@@ -248,13 +248,16 @@ export class Scheduler {
       } else if (!books.readySince.has(model)) {
         books.readySince.set(model, now);
       }
-      const expired = expiryOf(books.context(now), model, books.queue.entries(model), {
-        readySince: books.readySince.get(model),
-        limits: books.limits(model),
-        wakeTimeoutMs: this.settings.wakeTimeoutMs,
-        rate: books.rateFor(model, now),
-        now,
-      });
+      const readySince = books.readySince.get(model);
+      const limits = books.limits(model);
+      const { wakeTimeoutMs } = this.settings;
+      // Deadlines grow with arrival: while the oldest is in time none ran out, and nothing is built.
+      const head = books.queue.head(model);
+      if (head === undefined || now < deadlineOf(head, readySince, limits, wakeTimeoutMs)) {
+        continue;
+      }
+      const inputs = { readySince, limits, wakeTimeoutMs, rate: books.rateFor(model, now), now };
+      const expired = expiryOf(books.context(now), model, books.queue.entries(model), inputs);
       for (const { entry, reason, retryAfterSeconds, detail } of expired) {
         actions.push(books.reject(entry, reason, now, retryAfterSeconds, detail));
       }
