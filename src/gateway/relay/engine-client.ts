@@ -138,11 +138,14 @@ class Exchange implements ReplyEvents, ConnectionUser {
   head(status: number, rawHeaders: string[], keepAlive: boolean): void {
     this.gotHead = true;
     this.keepAlive = keepAlive;
-    clearTimeout(this.timer);
-    this.timer =
-      this.request.bodyTimeout > 0
-        ? setTimeout(this.timedOut, this.request.bodyTimeout)
-        : undefined;
+    const { headersTimeout, bodyTimeout } = this.request;
+    if (this.timer !== undefined && bodyTimeout === headersTimeout) {
+      // A non-streamed reply's two limits are the same: one timer, started again, not a second.
+      this.timer.refresh();
+    } else {
+      clearTimeout(this.timer);
+      this.timer = bodyTimeout > 0 ? setTimeout(this.timedOut, bodyTimeout) : undefined;
+    }
     if (!this.handler.onHeaders(status, rawHeaders, this.resume)) {
       this.pause();
     }
