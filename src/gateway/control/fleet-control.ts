@@ -43,7 +43,7 @@ const STATS_CONCURRENCY = 16;
 export type NodeControlClient = Pick<NodeDriver, 'status' | 'start' | 'stop' | 'stats'>;
 
 /** `POST /v1/fleet/nodes/{name}/start|stop`: the name, then the action. */
-export const ACTION_PATH = /^\/v1\/fleet\/nodes\/([^/]+)\/(start|stop)$/;
+const ACTION_PATH = /^\/v1\/fleet\/nodes\/([^/]+)\/(start|stop)$/;
 
 /** `{name, action}` of `POST /v1/fleet/nodes/{name}/start|stop`, or undefined. */
 export function nodeActionOf(

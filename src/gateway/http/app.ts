@@ -3,60 +3,25 @@
  * one JSON parse for the model, a routing decision from cached node state, and a streaming
  * proxy, with nothing else in between (a framework's per-request work does not fit the latency
  * budget). Preflights answer without the token (docs/design.md D22), and so do the fleet page's
- * files, which hold no data; everything else is behind it, and starting or stopping a node, or
- * reading its engine log, needs operator rights (docs/design.md D28, caller-rights.ts).
+ * files, which hold no data; everything else is behind it, dispatched by the route table
+ * (routes.ts), where starting or stopping a node, or reading its engine log, needs operator rights
+ * (docs/design.md D28, caller-rights.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { logRequest, requestLogged } from '../../core/http/access-log.ts';
-import { corsHeaders, type CorsPolicy, preflightHeaders } from '../../core/http/cors.ts';
+import { corsHeaders, preflightHeaders } from '../../core/http/cors.ts';
 import { errorBody, errorHeaders, GatewayError, sseError } from '../../core/http/gateway-error.ts';
-import type { Logger } from '../../core/logger.ts';
-import { wantsOpenMetrics } from '../../core/metrics/exposition.ts';
-import {
-  controlNode,
-  fleetStats,
-  nodeActionOf,
-  type NodeControlClient,
-} from '../control/fleet-control.ts';
-import { nodeLogs, type NodeLogsClient, nodeLogsOf } from '../control/node-logs.ts';
-import { type GatewayMetrics, routeOf } from '../metrics/gateway-metrics.ts';
-import type { PageAsset } from '../page/fleet-page.ts';
-import { complete, type CompleteDeps, type RequestContext } from '../requests/complete.ts';
-import type { SchedulingReadout } from '../scheduling-readout.ts';
+import type { RequestContext } from '../requests/complete.ts';
 import { CallerUsage, countRequest } from '../usage/caller-usage.ts';
-import { callerRead } from './caller-reads.ts';
-import { type Caller, callerChecker, type CallerRights } from './caller-rights.ts';
-import { isModelEndpoint, notServed } from './request-target.ts';
+import { type Caller, callerChecker } from './caller-rights.ts';
+import type { GatewayDeps } from './gateway-deps.ts';
+import { isModelEndpoint } from './request-target.ts';
+import { notServed, routeFor, routeLabel } from './routes.ts';
 import { sendJson } from './send-json.ts';
 import { type Target, targetOf } from './target.ts';
 
-export interface GatewayDeps extends CompleteDeps {
-  readonly view: FleetView;
-  readonly logger: Logger;
-  readonly token?: string;
-  /**
-   * The operator token (docs/design.md D28); absent lets the gateway token start and stop nodes.
-   */
-  readonly operatorToken?: string;
-  /** The fleet file's gateway.cors origins; absent allows any (docs/design.md D22). */
-  readonly cors?: CorsPolicy;
-  /** When the gateway started (ms): the `created` of models nothing runs yet. */
-  readonly startedAt: number;
-  readonly metrics: GatewayMetrics;
-  /** The fleet page's files by URL path (fleet-page.ts). */
-  readonly page: ReadonlyMap<string, PageAsset>;
-  /** Start, stop and stats for the page's node controls; a node's engine log. */
-  readonly nodes: NodeControlClient & NodeLogsClient;
-  /**
-   * What /v1/fleet reports of the scheduler (docs/design.md D25, D26): in flight, queued, idle
-   * stop.
-   */
-  readonly readout?: SchedulingReadout;
-  /** docs/design.md D29: what each caller used; buildGateway makes one when absent. */
-  readonly usage?: CallerUsage;
-}
+export type { GatewayDeps } from './gateway-deps.ts';
 
 /** The access line's: the caller's address as it arrived, whether the gateway ended it itself. */
 interface LoggedContext extends RequestContext {
@@ -123,7 +88,7 @@ function requestEnded(
   const ended = performance.now();
   // The one metrics call per request (gateway-metrics.ts).
   deps.metrics.record(
-    routeOf(target.path, target.asset !== undefined),
+    routeLabel(target.path, target.asset !== undefined),
     context,
     response.statusCode,
     context.startedAt ?? ended,
@@ -151,7 +116,7 @@ function requestEnded(
   });
 }
 
-/** Everything behind the token: model requests, then the gateway's own endpoints. */
+/** Everything behind the token, by the route table (routes.ts). */
 async function answer(
   deps: GatewayDeps,
   callerOf: (header: string | undefined) => Caller | undefined,
@@ -166,73 +131,11 @@ async function answer(
   }
   // docs/design.md D29: its name in the access line, usage and activity; its rights below.
   context.caller = caller;
-  const { path, method } = target;
-  if (isModelEndpoint(method, path)) {
-    await complete(deps, request, response, context);
-    return;
+  const found = routeFor(target.method, target.path);
+  if (found === undefined) {
+    throw notServed(request.method, target.path);
   }
-  if (method === 'GET' && path === '/health') {
-    sendJson(response, 200, '{"ok":true}');
-    return;
-  }
-  const read = await callerRead(deps, target, caller, context);
-  if (read !== undefined) {
-    sendJson(response, 200, read);
-    return;
-  }
-  await answerOwn(deps, request, response, target, caller.rights);
-}
-
-/** The gateway's own endpoints beyond the OpenAI ones: its metrics and the fleet page's data. */
-async function answerOwn(
-  deps: GatewayDeps,
-  request: IncomingMessage,
-  response: ServerResponse,
-  { path, query, method }: Target,
-  rights: CallerRights,
-): Promise<void> {
-  if (method === 'GET' && path === '/metrics') {
-    const { contentType, body } = await deps.metrics.exposition(
-      wantsOpenMetrics(request.headers.accept),
-    );
-    response.writeHead(200, { 'content-type': contentType });
-    response.end(body);
-    return;
-  }
-  if (method === 'GET' && path === '/v1/fleet/stats') {
-    sendJson(response, 200, await fleetStats(deps.view, deps.nodes, deps.metrics.served));
-    return;
-  }
-  if (method === 'GET' && path === '/v1/fleet/rights') {
-    // What this token may do, so the fleet page shows node controls only to an operator.
-    sendJson(response, 200, JSON.stringify({ operator: rights === 'operate' }));
-    return;
-  }
-  if (method === 'GET' && path === '/v1/fleet/route') {
-    // docs/design.md D33: the live decision, from the scheduler the requests go through; changes
-    // nothing.
-    const model = new URLSearchParams(query).get('model') ?? '';
-    if (model === '') {
-      throw new GatewayError(400, 'name the model to route: GET /v1/fleet/route?model=<name>');
-    }
-    sendJson(response, 200, JSON.stringify(await deps.scheduling.route(model)));
-    return;
-  }
-  const logsOf = method === 'GET' ? nodeLogsOf(path) : undefined;
-  if (logsOf !== undefined) {
-    sendJson(response, 200, await nodeLogs(deps, { name: logsOf, rights, query }));
-    return;
-  }
-  const action = method === 'POST' ? nodeActionOf(path) : undefined;
-  if (action !== undefined) {
-    request.resume();
-    const force = new URLSearchParams(query).get('force');
-    const { view, nodes, scheduling } = deps;
-    const ask = { ...action, rights, force };
-    sendJson(response, 200, await controlNode(view, nodes, scheduling, ask));
-    return;
-  }
-  throw notServed(request.method, path);
+  await found.route.handle({ deps, request, response, context, target, caller }, found.param);
 }
 
 export function buildGateway(gatewayDeps: GatewayDeps): Server {

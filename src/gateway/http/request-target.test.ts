@@ -3,18 +3,11 @@ import { describe, expect, it } from 'vitest';
 
 import type { GatewayError } from '../../core/http/gateway-error.ts';
 import { modelIdOf } from '../models/model-endpoints.ts';
-import { isModelEndpoint, modelRequestOf, notServed } from './request-target.ts';
+import { isModelEndpoint, modelRequestOf } from './request-target.ts';
+import { MODEL_PATHS } from './routes.ts';
 
 describe('isModelEndpoint', () => {
-  it.each([
-    '/v1/chat/completions',
-    '/v1/completions',
-    '/v1/responses',
-    '/v1/embeddings',
-    '/v1/rerank',
-    '/v1/messages',
-    '/v1/messages/count_tokens',
-  ])('routes POST %s', (path) => {
+  it.each(MODEL_PATHS)('routes POST %s', (path) => {
     expect(isModelEndpoint('POST', path)).toBe(true);
   });
 
@@ -64,18 +57,11 @@ describe('modelRequestOf', () => {
   });
 });
 
-describe('modelIdOf and notServed', () => {
+describe('modelIdOf', () => {
   it('takes everything after /v1/models/, slashes included', () => {
     expect(modelIdOf('/v1/models/org/repo-GGUF:Q4_K_M')).toBe('org/repo-GGUF:Q4_K_M');
     expect(modelIdOf('/v1/models/a%20b')).toBe('a b');
     expect(modelIdOf('/v1/models/')).toBeUndefined();
     expect(modelIdOf('/v1/models')).toBeUndefined();
-  });
-
-  it('names what the gateway serves', () => {
-    const error = notServed('GET', '/nope');
-    expect(error.status).toBe(404);
-    expect(error.message).toContain('GET /v1/models/{id}');
-    expect(error.message).toMatch(/not GET \/nope$/);
   });
 });

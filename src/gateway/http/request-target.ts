@@ -9,22 +9,6 @@ import { GatewayError } from '../../core/http/gateway-error.ts';
 import { jsonErrorPosition } from '../../core/http/json-error.ts';
 import { scanModelRequest } from './body-scan.ts';
 
-/** What the gateway serves itself, for the 404 that names them (spec §4.2 rule 2). */
-export const SERVED_PATHS = [
-  'GET /health',
-  'GET /v1/models',
-  'GET /v1/models/{id}',
-  'GET /v1/fleet',
-  'GET /v1/fleet/stats',
-  'GET /v1/fleet/rights',
-  'POST /v1/fleet/nodes/{name}/start',
-  'POST /v1/fleet/nodes/{name}/stop',
-  'GET /v1/fleet/nodes/{name}/logs',
-  'GET /metrics',
-  'GET / (the fleet page)',
-  'POST /v1/<endpoint> with a "model" in its JSON body (chat/completions, completions, responses, embeddings, rerank, messages, messages/count_tokens, …)',
-];
-
 /** Paths the gateway answers itself; a POST to one of these is not a model endpoint. */
 const OWN_PATHS = new Set(['/v1/models', '/v1/fleet']);
 
@@ -77,12 +61,4 @@ export function modelRequestOf(body: Buffer): ModelRequest {
     );
   }
   return { model: fields.model, streaming: fields.stream === true };
-}
-
-/** The 404 for anything else, naming what the gateway serves (spec §4.2 rule 2). */
-export function notServed(method: string | undefined, path: string): GatewayError {
-  return new GatewayError(
-    404,
-    `the gateway serves ${SERVED_PATHS.join('; ')}; not ${method ?? ''} ${path}`,
-  );
 }

@@ -11,7 +11,7 @@ import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { parsePrometheus, type PromSample, sampleValue } from '../../core/metrics/prometheus.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
-import { GatewayMetrics, routeOf } from './gateway-metrics.ts';
+import { GatewayMetrics } from './gateway-metrics.ts';
 
 const node = (name: string): FleetNode => daemonNode(name, { port: 1 });
 
@@ -37,20 +37,6 @@ function series(text: string, name: string, comments = true): string {
     )
     .join('\n');
 }
-
-describe('routeOf', () => {
-  it('maps every path onto a fixed set of labels', () => {
-    expect(routeOf('/v1/chat/completions', false)).toBe('/v1/chat/completions');
-    expect(routeOf('/v1/models/org/model', false)).toBe('/v1/models/{id}');
-    expect(routeOf('/v1/fleet/nodes/a/start', false)).toBe('/v1/fleet/nodes/{name}/start');
-    expect(routeOf('/v1/fleet/nodes/a/stop', false)).toBe('/v1/fleet/nodes/{name}/stop');
-    expect(routeOf('/v1/fleet/nodes/a/logs', false)).toBe('/v1/fleet/nodes/{name}/logs');
-    expect(routeOf('/v1/fleet/rights', false)).toBe('/v1/fleet/rights');
-    expect(routeOf('/', true)).toBe('page');
-    expect(routeOf('/wp-admin/anything', false)).toBe('other');
-    expect(routeOf('/v1/made-up', false)).toBe('other');
-  });
-});
 
 describe('GatewayMetrics', () => {
   it('counts a request by route, model, node and status class, with both histograms', async () => {

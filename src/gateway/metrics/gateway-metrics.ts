@@ -10,14 +10,12 @@
 import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
 
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
-import { ACTION_PATH } from '../control/fleet-control.ts';
-import { nodeLogsOf } from '../control/node-logs.ts';
 import { RequestCounts } from '../requests/request-counts.ts';
 import type { SchedulingReadout } from '../scheduling-readout.ts';
 import { SchedulingCounters } from './scheduling-counters.ts';
 import { registerScrapeGauges } from './scrape-gauges.ts';
 
-/** The route label: a fixed set, so a caller's path can never add a series. */
+/** The route label (http/routes.ts): a fixed set, so a caller's path can never add a series. */
 export type MetricsRoute =
   | '/v1/chat/completions'
   | '/v1/completions'
@@ -39,46 +37,6 @@ export type MetricsRoute =
   | '/metrics'
   | 'page'
   | 'other';
-
-/** The route label of a request path (query string already removed). */
-export function routeOf(path: string, isPage: boolean): MetricsRoute {
-  switch (path) {
-    case '/v1/chat/completions':
-    case '/v1/completions':
-    case '/v1/responses':
-    case '/v1/embeddings':
-    case '/v1/rerank':
-    case '/v1/messages':
-    case '/v1/messages/count_tokens':
-    case '/v1/models':
-    case '/v1/fleet':
-    case '/v1/fleet/stats':
-    case '/v1/fleet/rights':
-    case '/v1/fleet/route':
-    case '/health':
-    case '/metrics':
-      return path;
-    default:
-      if (isPage) {
-        return 'page';
-      }
-      if (path.startsWith('/v1/models/')) {
-        return '/v1/models/{id}';
-      }
-      {
-        const action = ACTION_PATH.exec(path);
-        if (action !== null) {
-          return action[2] === 'start'
-            ? '/v1/fleet/nodes/{name}/start'
-            : '/v1/fleet/nodes/{name}/stop';
-        }
-      }
-      if (nodeLogsOf(path) !== undefined) {
-        return '/v1/fleet/nodes/{name}/logs';
-      }
-      return 'other';
-  }
-}
 
 /**
  * What a request learnt on its way (complete.ts's RequestContext satisfies it): the same object
