@@ -6,6 +6,7 @@
  * queue): in a full group it stops an idle member past `minResidency` first, else refuses
  * naming the member that holds the group and why, unless `--force`, which stops that member.
  */
+import type { Clock } from '../core/clock.ts';
 import type { NodeDriver } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
 import { startRefusalText } from '../core/fleet/scheduling/refusal-text.ts';
@@ -19,7 +20,7 @@ import { snapshotOf } from '../core/fleet/state/node-snapshot.ts';
 export interface GroupStartDeps {
   readonly driver: Pick<NodeDriver, 'status' | 'stop'>;
   readonly print: (line: string) => void;
-  readonly now: () => number;
+  readonly now: Clock;
 }
 
 /** Makes room for `node` in its group (stopping a member if it must), or throws why it cannot. */

@@ -3,6 +3,7 @@
  * redraws every 2 s until Ctrl+C, with token and request rates from one reading to the next; on a
  * terminal each frame replaces the last, off one the frames follow each other.
  */
+import type { Clock } from '../core/clock.ts';
 import type { NodeDriver } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
 import { mapBounded } from '../core/fleet/state/call-limiter.ts';
@@ -35,7 +36,7 @@ export async function readMetrics(
   nodes: readonly FleetNode[],
   driver: Pick<NodeDriver, 'stats'>,
   previous: Map<string, CounterReading>,
-  now: () => number,
+  now: Clock,
 ): Promise<MetricsEntry[]> {
   return mapBounded(nodes, NODE_STATES_DEFAULTS.concurrency, async (node) => {
     const blocked = unreachableByConfig(node, fleet);

@@ -10,6 +10,7 @@
  * stop of a local node goes through its gateway, which refuses one with requests in flight unless
  * forced (docs/design.md D28); a daemon or remote node is stopped by the node itself.
  */
+import { type Clock, wallClock } from '../core/clock.ts';
 import type {
   GatewayNodeAct,
   NodeDriver,
@@ -39,7 +40,7 @@ export interface ActionDeps {
   readonly force?: boolean;
   /** Starts and stops through the gateway the fleet file names; absent when it names none. */
   readonly gatewayAct?: GatewayNodeAct;
-  readonly now?: () => number;
+  readonly now?: Clock;
 }
 
 /** A group member that is not a local node: the gateway named in the file starts it, else we do. */
@@ -57,7 +58,7 @@ async function startGroupMember(
     }
     deps.print(`${node.name}: ${through.detail}; making room in its group here`);
   }
-  await makeRoom(fleet, node, force, { ...deps, now: deps.now ?? Date.now });
+  await makeRoom(fleet, node, force, { ...deps, now: deps.now ?? wallClock });
   return deps.driver.start(node, wake);
 }
 

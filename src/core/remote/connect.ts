@@ -6,6 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import type { Clock } from '../clock.ts';
 import { closestName } from '../closest-name.ts';
 import { SvcError } from '../errors.ts';
 import { ControlPlane } from './control-plane.ts';
@@ -17,7 +18,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export interface ConnectDeps {
   readonly transportFor?: (region: string) => Transport;
-  readonly now?: () => number;
+  readonly now?: Clock;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 

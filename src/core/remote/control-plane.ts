@@ -4,6 +4,7 @@
  * `?env=<environment>`. The transport, clock and sleep are injected, so the retry rules have fast
  * unit tests.
  */
+import type { Clock } from '../clock.ts';
 import type { DeployConfig } from '../contract/schemas.ts';
 import type { Remote, UrlKey } from './registry.ts';
 import {
@@ -32,7 +33,7 @@ export class RemoteCallError extends Error {
 
 export interface ControlPlaneDeps {
   readonly transport: Transport;
-  readonly now: () => number;
+  readonly now: Clock;
   readonly sleep: (ms: number) => Promise<void>;
 }
 

@@ -10,6 +10,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
+import { type Clock, wallClock } from '../clock.ts';
+
 export interface ProcStat {
   readonly state: string;
   readonly pgrp: number;
@@ -98,11 +100,11 @@ export const GROUP_POLL_MS = 100;
 export async function waitGroupGone(
   pgid: number,
   timeoutMs: number,
-  options: { members?: (pgid: number) => number[]; sleep?: Sleep; now?: () => number } = {},
+  options: { members?: (pgid: number) => number[]; sleep?: Sleep; now?: Clock } = {},
 ): Promise<boolean> {
   const members = options.members ?? groupMembers;
   const pause = options.sleep ?? sleep;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? wallClock;
   const deadline = now() + timeoutMs;
   for (;;) {
     if (members(pgid).length === 0) {

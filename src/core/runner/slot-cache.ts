@@ -12,6 +12,7 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
+import { type Clock, wallClock } from '../clock.ts';
 import type { CacheRestore } from '../contract/schemas.ts';
 import type { EngineSpec } from '../engines/engine-spec.ts';
 import { writeFileAtomic } from '../fs/atomic-write.ts';
@@ -167,7 +168,7 @@ export async function restoreSlots(
   { client, cache }: KeptCache,
   logger: Logger,
   limitMs: number = RESTORE_LIMIT_MS,
-  now: () => number = Date.now,
+  now: Clock = wallClock,
 ): Promise<CacheRestore> {
   const signal = AbortSignal.timeout(limitMs);
   let begun = now();

@@ -3,6 +3,7 @@
  * within it, or 'started' when it ends or the engine already answers its health check. The
  * clock and the timer are passed in, so the window has unit tests with fake time.
  */
+import type { Clock } from '../clock.ts';
 import type { EngineExit } from './engine-exit.ts';
 
 /** How often an engine that may already answer is asked, within the window. */
@@ -11,7 +12,7 @@ export const START_PROBE_MS = 100;
 /** The clock and the one-shot timer the engine process runs on. */
 export interface EngineTimers {
   /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: Clock;
   /** Calls `callback` after `ms`; what it returns cancels the call. */
   readonly setTimer: (callback: () => void, ms: number) => () => void;
 }

@@ -6,6 +6,7 @@
  * first; a start its daemon does not answer, on a node with a wake command, wakes the machine and
  * is tried once more (a machine may go to sleep by other means than our sleep command).
  */
+import type { Clock } from '../../core/clock.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import type { MachineWaker } from './machine-wake.ts';
@@ -17,7 +18,7 @@ export interface MachineSleepDeps {
   readonly machines: Pick<MachineWaker, 'wake'>;
   readonly commands: Pick<NodeCommands, 'run'>;
   readonly states: Pick<FleetView['states'], 'last'>;
-  readonly now: () => number;
+  readonly now: Clock;
   readonly wakeTimeoutMs: number;
 }
 

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
+import { type Clock, wallClock } from '../../core/clock.ts';
 import { signalGroup } from '../../core/runner/process-group.ts';
 
 /** What the runner uses of a ChildProcess (a fake one stands in for it in unit tests). */
@@ -37,7 +38,7 @@ export interface NodeCommandEdges {
   ) => CommandChild;
   readonly signalGroup: (pgid: number, signal: NodeJS.Signals) => void;
   /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: Clock;
   /** Calls `callback` after `ms`; the returned function cancels it. */
   readonly setTimer: (callback: () => void, ms: number) => () => void;
 }
@@ -55,7 +56,7 @@ export const NODE_COMMAND_EDGES: NodeCommandEdges = {
   signalGroup: (pgid, signal) => {
     signalGroup(pgid, signal);
   },
-  now: () => Date.now(),
+  now: wallClock,
   setTimer: (callback, ms) => {
     const timer = setTimeout(callback, ms);
     return () => {

@@ -6,6 +6,7 @@
  * member that finished loading, or went idle, since the last refresh can make room). Once the loop
  * lets it go ahead, `run` starts the node, and what it answered is fed back as the start's end.
  */
+import type { Clock } from '../../core/clock.ts';
 import type { NodeReply, NodeStatus } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { GroupSettings } from '../../core/fleet/scheduling/types.ts';
@@ -24,7 +25,7 @@ export interface OperatorStartDeps {
     readonly states: Pick<FleetView['states'], 'refresh'>;
   };
   readonly groups: ReadonlyMap<string, GroupSettings>;
-  readonly now: () => number;
+  readonly now: Clock;
 }
 
 export async function operatorStart(

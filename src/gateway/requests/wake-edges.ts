@@ -5,9 +5,11 @@
  */
 import { connect } from 'node:net';
 
+import { type Clock, wallClock } from '../../core/clock.ts';
+
 export interface WakeEdges {
   /** Milliseconds since the epoch: deadlines are handed to drivers in it (StartOptions). */
-  readonly now: () => number;
+  readonly now: Clock;
   readonly sleep: (ms: number) => Promise<void>;
   /** Whether something accepts TCP connections at `origin` within a second. */
   readonly accepts: (origin: string) => Promise<boolean>;
@@ -33,7 +35,7 @@ function accepts(origin: string): Promise<boolean> {
 }
 
 export const WAKE_EDGES: WakeEdges = {
-  now: () => Date.now(),
+  now: wallClock,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   accepts,
 };

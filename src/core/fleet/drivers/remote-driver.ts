@@ -4,6 +4,7 @@
  * one is a `config-error` reply on that node alone, never a failure of the whole fleet. A wake
  * boots the environment as deployed and pushes nothing (spec §4.2 rule 5).
  */
+import type { Clock } from '../../clock.ts';
 import { isDeployRunner } from '../../contract/deploy-config.ts';
 import { connectRemote } from '../../remote/connect.ts';
 import { type ControlPlane, RemoteCallError } from '../../remote/control-plane.ts';
@@ -14,7 +15,7 @@ import type { DriverContext, NodeDriver, NodeOutcome, NodeReply } from './node-d
 export interface RemoteDriverOptions {
   /** The signed transport for a region; AWS's signer over undici unless a test injects one. */
   readonly transportFor?: (region: string) => Transport;
-  readonly now?: () => number;
+  readonly now?: Clock;
   readonly sleep?: (ms: number) => Promise<void>;
 }
 

@@ -7,6 +7,7 @@
  * have found a daemon not yet listening, and refusing from that snapshot would refuse for up to its
  * stale bound.
  */
+import type { Clock } from '../../clock.ts';
 import { serves } from '../routing/engine-target.ts';
 import type { Scheduler } from '../scheduling/scheduler.ts';
 import type { NodeStates } from './node-states.ts';
@@ -16,7 +17,7 @@ export interface FreshenDeps {
   readonly scheduler: Pick<Scheduler, 'placeable' | 'route'>;
   /** Resolves once every wake fact being read has reached the scheduler. */
   readonly settled: () => Promise<void>;
-  readonly now: () => number;
+  readonly now: Clock;
 }
 
 export async function freshen(deps: FreshenDeps, model: string): Promise<void> {

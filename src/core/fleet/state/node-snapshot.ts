@@ -2,6 +2,7 @@
  * One node's snapshot (its status reply, or why there is none) and the settings of the state
  * holder that keeps them (node-states.ts).
  */
+import type { Clock } from '../../clock.ts';
 import type { NodeDriver, NodeOutcome, NodeReply, NodeStatus } from '../drivers/node-driver.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
 
@@ -16,7 +17,7 @@ export type NodeSnapshot =
 
 export interface NodeStatesOptions {
   readonly client: Pick<NodeDriver, 'status'>;
-  readonly now: () => number;
+  readonly now: Clock;
   readonly sleep: (ms: number) => Promise<void>;
   /** How often each node is asked while the gateway is in use (at most once per period). */
   readonly refreshMs: number;
