@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { flush, harness, node } from '../../../../test/support/scheduling/node-states-harness.ts';
+import { freshen } from './freshen.ts';
 
 describe('freshen', () => {
   it('places from known snapshots at once, a hung node left out of the decision', async () => {
@@ -71,5 +72,21 @@ describe('freshen', () => {
     expect(test.states.current().pending.map((entry) => entry.name)).toEqual(['good']);
     expect(await test.forModel('m')).toBe(true);
     expect(test.asked.length).toBeGreaterThan(before);
+  });
+
+  it('works out no route while others wait for the model: a node was found for them', async () => {
+    let routes = 0;
+    const scheduler = {
+      placeable: () => false,
+      waitingCount: () => 2,
+      route: () => {
+        routes += 1;
+        throw new Error('not asked');
+      },
+    };
+    const states = { current: () => ({ snapshots: [], pending: [] }), last: () => undefined };
+    const deps = { states, scheduler, settled: () => Promise.resolve(), now: () => 0 };
+    await freshen(deps as unknown as Parameters<typeof freshen>[0], 'm');
+    expect(routes).toBe(0);
   });
 });

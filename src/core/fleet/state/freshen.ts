@@ -14,7 +14,7 @@ import type { NodeStates } from './node-states.ts';
 
 export interface FreshenDeps {
   readonly states: Pick<NodeStates, 'current' | 'last' | 'until'>;
-  readonly scheduler: Pick<Scheduler, 'placeable' | 'route'>;
+  readonly scheduler: Pick<Scheduler, 'placeable' | 'route' | 'waitingCount'>;
   /** Resolves once every wake fact being read has reached the scheduler. */
   readonly settled: () => Promise<void>;
   readonly now: Clock;
@@ -32,7 +32,9 @@ export async function freshen(deps: FreshenDeps, model: string): Promise<void> {
     await states.until(pending, first, (answer) => serves(answer, model) && placeable(answer));
   }
   await deps.settled();
-  if (scheduler.placeable(model)) {
+  // Others waiting for the model: a plan found a node for it at the last step (the step refuses
+  // them all when none is left), so no refusal for want of a node is coming and none is worked out.
+  if (scheduler.placeable(model) || scheduler.waitingCount(model) > 0) {
     return;
   }
   const decision = scheduler.route(model, deps.now());
