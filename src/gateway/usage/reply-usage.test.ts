@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { ReplyTail, usageOf } from './reply-usage.ts';
 
@@ -75,5 +75,17 @@ describe('reply usage', () => {
     const long = `${'data: {"choices":[{"delta":{"content":"x"}}]}\n\n'.repeat(5_000)}${fixture('llama-server-chat-stream.txt')}`;
     const tail = tapped(long, 100);
     expect(tail.usage()).toEqual({ promptTokens: 57, completionTokens: 3, cachedTokens: 56 });
+  });
+
+  it('reads as text only the reply from its last usage report on', () => {
+    const reply = fixture('llama-server-chat.json');
+    const long = reply.replace('"content":"', `"content":"${'word '.repeat(2_000)}`);
+    const tail = tapped(long, 4_096);
+    const decode = vi.spyOn(Buffer.prototype, 'toString');
+    const usage = tail.usage();
+    const decoded = decode.mock.results.map((result) => String(result.value).length);
+    decode.mockRestore();
+    expect(usage).toEqual({ promptTokens: 57, completionTokens: 4, cachedTokens: 0 });
+    expect(Math.max(...decoded)).toBeLessThan(1_000);
   });
 });

@@ -17,6 +17,9 @@ export interface ReplyUsage {
 /** Enough for the final chunk of a stream or the end of a body, usage and timings included. */
 const TAIL_BYTES = 16 * 1024;
 
+const USAGE_KEY = Buffer.from('"usage":');
+const TIMINGS_KEY = Buffer.from('"timings":');
+
 /** The last bytes of a reply, as the relay passes them on (relay/upstream-reply.ts's tap). */
 export class ReplyTail {
   private readonly chunks: Buffer[] = [];
@@ -30,9 +33,24 @@ export class ReplyTail {
     }
   }
 
-  /** The usage the reply reported, or undefined when it reported none. */
+  /**
+   * The usage the reply reported, or undefined when it reported none. Only the bytes from the
+   * earlier of the two reports' last keys on are read as text, not a long reply's whole tail.
+   */
   usage(): ReplyUsage | undefined {
-    return this.size === 0 ? undefined : usageOf(Buffer.concat(this.chunks).toString('utf8'));
+    if (this.size === 0) {
+      return undefined;
+    }
+    const bytes =
+      this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    const usage = bytes.lastIndexOf(USAGE_KEY);
+    const timings = bytes.lastIndexOf(TIMINGS_KEY);
+    if (usage < 0 && timings < 0) {
+      return undefined;
+    }
+    // Each key starts with `"`: a character boundary in UTF-8.
+    const from = usage < 0 ? timings : timings < 0 ? usage : Math.min(usage, timings);
+    return usageOf(bytes.toString('utf8', from));
   }
 }
 
