@@ -29,6 +29,12 @@ interface LoggedContext extends RequestContext {
   stopped?: boolean;
 }
 
+/** Each reply's request context, read by the one close listener of the server (no closure each). */
+const kContext = Symbol('request context');
+type Tracked = ServerResponse & {
+  [kContext]?: { context: LoggedContext; target: Target } | undefined;
+};
+
 /** Whether the caller is waiting for `100 Continue` before sending its body. */
 function expectsContinue(request: IncomingMessage): boolean {
   return /100-continue/i.test(request.headers.expect ?? '');
@@ -150,6 +156,13 @@ export function buildGateway(gatewayDeps: GatewayDeps): Server {
     ...(deps.operatorToken === undefined ? {} : { operatorToken: deps.operatorToken }),
     ...(callers === undefined ? {} : { callers }),
   });
+  function ended(this: Tracked): void {
+    const tracked = this[kContext];
+    if (tracked !== undefined) {
+      this[kContext] = undefined;
+      requestEnded(deps, this.req, this, tracked.context, tracked.target);
+    }
+  }
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
     const context: LoggedContext = {
       startedAt: performance.now(),
@@ -158,9 +171,8 @@ export function buildGateway(gatewayDeps: GatewayDeps): Server {
       bytesBefore: request.socket.bytesWritten,
     };
     const target = targetOf(deps.page, request);
-    response.once('close', () => {
-      requestEnded(deps, request, response, context, target);
-    });
+    (response as Tracked)[kContext] = { context, target };
+    response.on('close', ended);
     const origin = request.headers.origin;
     if (request.method === 'OPTIONS') {
       // docs/design.md D22: a preflight carries no credentials, so it is answered without the

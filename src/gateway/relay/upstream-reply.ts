@@ -110,7 +110,8 @@ export class UpstreamReply implements EngineHandler {
       this.settle = resolve;
     });
     (outgoing as WithRelay)[kRelay] = this;
-    outgoing.once('close', onCallerClose);
+    // `on`, not `once` (a wrapper each time): finish() takes it off, and a reply closes once.
+    outgoing.on('close', onCallerClose);
   }
 
   /** Sends the request (again, for the one resend) with this relay as its handler. */
