@@ -10,6 +10,7 @@ import { callersOf, type FleetCaller } from './fleet-callers.ts';
 import { type FleetNode, isRecord, parseNode, wakeOf, type WakePolicy } from './fleet-node.ts';
 import { type FleetOperator, operatorOf } from './fleet-operator.ts';
 import { type FleetScheduling, fleetSchedulingOf } from './fleet-scheduling.ts';
+import { type FleetVariant, variantsOf } from './fleet-variants.ts';
 import { readFleetYaml } from './fleet-yaml.ts';
 
 export type { CallerPriority, FleetCaller } from './fleet-callers.ts';
@@ -28,6 +29,8 @@ export type {
   FleetQueueLimits,
   FleetScheduling,
 } from './fleet-scheduling.ts';
+export type { FleetVariant } from './fleet-variants.ts';
+export type { RequestParams } from './node-names.ts';
 export type { NodeScheduling } from './node-scheduling.ts';
 export type Preference = 'idle' | 'active';
 
@@ -59,6 +62,8 @@ export interface Fleet extends FleetScheduling {
   readonly operator?: FleetOperator;
   /** `callers` (docs/design.md D29); absent: the gateway and operator tokens alone, as before. */
   readonly callers?: readonly FleetCaller[];
+  /** `variants` (docs/design.md D31): further names with their own request presets. */
+  readonly variants?: readonly FleetVariant[];
 }
 
 /** The fleet file's `gateway` section: where agents reach the fleet and the token they present. */
@@ -271,6 +276,7 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     problem,
   });
   const scheduling = fleetSchedulingOf(document, nodes, problem);
+  const variants = variantsOf(document['variants'], nodes, problem);
   if (problems.length > 0) {
     return failed(problems, 'ERR_FLEET');
   }
@@ -286,5 +292,6 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     ...(cors === undefined ? {} : { cors }),
     ...(operator === undefined ? {} : { operator }),
     ...(callers === undefined ? {} : { callers }),
+    ...(variants === undefined || variants.length === 0 ? {} : { variants }),
   });
 }

@@ -48,6 +48,10 @@ const NODE_KEYS: KeyTable = {
   // docs/design.md D32: the prompt cache kept across stops (node-keep-cache.ts).
   keepCache: 'value',
   keepCacheMax: 'value',
+  // docs/design.md D31: further names and request presets (node-names.ts).
+  aliases: 'value',
+  unlisted: 'value',
+  params: { keys: { set: 'free', strip: 'value' } },
 };
 
 // docs/design.md D29: who may use the gateway (fleet-callers.ts).
@@ -87,6 +91,8 @@ export const FLEET_KEYS: KeyTable = {
   idleStop: 'value',
   groups: { named: { keys: { max: 'value', minResidency: 'value' } } },
   callers: { each: { keys: CALLER_KEYS }, label: 'caller' },
+  // docs/design.md D31: further names on another name's node (fleet-variants.ts).
+  variants: { named: { keys: { model: 'value', set: 'free', strip: 'value' } } },
 };
 
 /**

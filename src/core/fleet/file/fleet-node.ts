@@ -10,6 +10,7 @@ import { instanceTypeProblem } from '../../contract/deploy-config.ts';
 import { remoteNameProblem } from '../../remote/names.ts';
 import { type EngineOverride, engineOverride, isRecord, tagsOf } from './node-fields.ts';
 import { type NodeKeepCache, nodeKeepCacheOf } from './node-keep-cache.ts';
+import { type NodeNames, nodeNamesOf } from './node-names.ts';
 import { type NodeScheduling, nodeSchedulingOf } from './node-scheduling.ts';
 
 export { type EngineOverride, isRecord } from './node-fields.ts';
@@ -17,9 +18,10 @@ export { type EngineOverride, isRecord } from './node-fields.ts';
 export type WakePolicy = 'on' | 'off';
 
 /**
- * What every node has, whatever its kind; its scheduling settings too (docs/design.md D25, D26).
+ * What every node has, whatever its kind; its scheduling settings too (docs/design.md D25, D26),
+ * and its further names and request presets (docs/design.md D31).
  */
-interface NodeCommon extends NodeScheduling, NodeKeepCache {
+interface NodeCommon extends NodeScheduling, NodeKeepCache, NodeNames {
   readonly name: string;
   /** The engine key, resolved from `engineTokenEnv` (a remote node: else the file's `apiKeyEnv`). */
   readonly engineKey?: string;
@@ -277,6 +279,7 @@ export function parseNode(
     ...(tags === undefined ? {} : { tags }),
     ...nodeSchedulingOf(raw, name, problem),
     ...nodeKeepCacheOf(raw, name, kind, problem),
+    ...nodeNamesOf(raw, name, problem),
     wake: ownWake ?? context.fleetWake ?? 'on',
     ownWake: ownWake !== undefined,
   };
