@@ -3,7 +3,7 @@
  * node's wakeable model in, the OpenAI list (or one Model object) out. Takes the snapshots as an
  * argument so it does not care how the gateway obtains them.
  */
-import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
+import type { FleetNode, FleetVariant } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { didYouMean, served } from './closest-model.ts';
@@ -37,8 +37,9 @@ export async function listModels(
   snapshots: readonly NodeSnapshot[],
   wakeableModel: WakeableModel,
   clock: ModelClock,
+  variants: readonly FleetVariant[] = [],
 ): Promise<ModelEntry[]> {
-  return modelEntries(snapshots, await wakeableModels(snapshots, wakeableModel), clock);
+  return modelEntries(snapshots, await wakeableModels(snapshots, wakeableModel), clock, variants);
 }
 
 export function modelsReply(entries: readonly ModelEntry[]): string {

@@ -5,6 +5,7 @@
  * whether the model is running, loading or asleep and on which nodes (docs/design.md D23: an
  * optional field OpenAI clients ignore).
  */
+import type { FleetVariant } from '../../core/fleet/file/fleet-file.ts';
 import { loopbackOnly } from '../../core/fleet/routing/engine-target.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 
@@ -42,20 +43,45 @@ interface Accumulated {
  * can reach (bound to loopback, no engine override) is left out: spec §4.2 rule 1 lists what a
  * request can reach. `wakeable` maps a stopped
  * node's name to the model a wake would start (docs/design.md D14: its ALIAS, else its MODEL).
+ * docs/design.md D31: a node's aliases are listed beside its served name, neither when it is
+ * `unlisted`; a variant is listed as its model is, in the same state on the same nodes.
  */
 export function modelEntries(
   snapshots: readonly NodeSnapshot[],
   wakeable: ReadonlyMap<string, string>,
   clock: ModelClock,
+  variants: readonly FleetVariant[] = [],
 ): ModelEntry[] {
   const byId = new Map<string, Accumulated>();
-  const entry = (id: string): Accumulated => {
+  const hidden = new Set<string>();
+  const shared = (id: string): Accumulated => {
     let found = byId.get(id);
     if (found === undefined) {
       found = { running: [], loading: [], asleep: [] };
       byId.set(id, found);
     }
     return found;
+  };
+  // One record per name of the node: the served name and each alias answer alike.
+  const namesOf = (node: NodeSnapshot['node'], id: string): readonly Accumulated[] => {
+    const names = [id, ...(node.aliases ?? [])];
+    if (node.unlisted === true) {
+      names.forEach((name) => hidden.add(name));
+    }
+    return names.map(shared);
+  };
+  const entry = (node: NodeSnapshot['node'], id: string) => {
+    const all = namesOf(node, id);
+    return {
+      push: (into: 'running' | 'loading' | 'asleep', name: string) => {
+        all.forEach((found) => found[into].push(name));
+      },
+      created: (created: number) => {
+        all.forEach((found) => {
+          found.created ??= created;
+        });
+      },
+    };
   };
   for (const snapshot of snapshots) {
     if (!snapshot.ok || snapshot.status.state !== 'running' || loopbackOnly(snapshot)) {
@@ -65,35 +91,46 @@ export function modelEntries(
     if (id === undefined) {
       continue;
     }
-    const found = entry(id);
+    const found = entry(snapshot.node, id);
     // docs/design.md D13: a running engine that has not answered its health check yet is loading.
-    (snapshot.status.ready === 'not-ready' ? found.loading : found.running).push(
-      snapshot.node.name,
-    );
-    if (found.created === undefined && snapshot.status.uptimeSeconds !== undefined) {
-      found.created = Math.floor(clock.now / 1000) - snapshot.status.uptimeSeconds;
+    found.push(snapshot.status.ready === 'not-ready' ? 'loading' : 'running', snapshot.node.name);
+    if (snapshot.status.uptimeSeconds !== undefined) {
+      found.created(Math.floor(clock.now / 1000) - snapshot.status.uptimeSeconds);
     }
   }
   for (const snapshot of snapshots) {
     const id = wakeable.get(snapshot.node.name);
     if (id !== undefined) {
-      entry(id).asleep.push(snapshot.node.name);
+      entry(snapshot.node, id).push('asleep', snapshot.node.name);
     }
   }
-  return [...byId].map(([id, found]) => {
+  for (const variant of variants) {
+    const target = byId.get(variant.model);
+    if (target !== undefined && !byId.has(variant.name)) {
+      byId.set(variant.name, target);
+      if (hidden.has(variant.model)) {
+        hidden.add(variant.name);
+      }
+    }
+  }
+  return [...byId].flatMap(([id, found]) => {
+    if (hidden.has(id)) {
+      return [];
+    }
     const [state, nodes]: [ModelState, string[]] =
       found.running.length > 0
         ? ['running', found.running]
         : found.loading.length > 0
           ? ['loading', found.loading]
           : ['asleep', found.asleep];
-    return {
+    const model: ModelEntry = {
       id,
       object: 'model',
       created: found.created ?? Math.floor(clock.startedAt / 1000),
       owned_by: nodes[0] ?? '',
       svc: { state, nodes },
     };
+    return [model];
   });
 }
 

@@ -28,10 +28,12 @@ function entriesFor(
   snapshots: readonly NodeSnapshot[],
 ): Promise<readonly ModelEntry[]> {
   return deps.view.reply('model-entries', snapshots, (current) =>
-    listModels(current, (node) => deps.view.wakeableModel(node), {
-      now: Date.now(),
-      startedAt: deps.startedAt,
-    }),
+    listModels(
+      current,
+      (node) => deps.view.wakeableModel(node),
+      { now: Date.now(), startedAt: deps.startedAt },
+      deps.view.fleet.variants,
+    ),
   );
 }
 
@@ -85,9 +87,11 @@ export async function availableNow(view: FleetView): Promise<Available> {
     return last === undefined ? [] : [last];
   });
   const now = Date.now();
-  const entries = await listModels(snapshots, (node) => view.wakeableModel(node), {
-    now,
-    startedAt: now,
-  });
+  const entries = await listModels(
+    snapshots,
+    (node) => view.wakeableModel(node),
+    { now, startedAt: now },
+    view.fleet.variants,
+  );
   return { text: availableText(entries), served: served(entries) };
 }
