@@ -25,6 +25,7 @@ import { countAction } from './metrics/scheduling-actions.ts';
 import type { NodeProblems } from './models/fleet-reply.ts';
 import { localProblems } from './models/node-problems.ts';
 import { availableNow } from './models/snapshot-replies.ts';
+import { RequestNames, servedNameIn } from './names/request-names.ts';
 import { loadPage } from './page/fleet-page.ts';
 import { shuttingDown } from './relay/relay-cuts.ts';
 import { GatewayScheduler } from './requests/gateway-scheduler.ts';
@@ -175,9 +176,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     available: () => availableNow(view),
     applied: (action) => countAction(metrics, action),
   });
+  const names = RequestNames.of(options.fleet, servedNameIn(view));
   const server = buildGateway({
     view,
     scheduling,
+    ...(names === undefined ? {} : { names }),
     metrics,
     page: await loadPage(undefined, { tokenless: options.token === undefined }),
     nodes: driver,

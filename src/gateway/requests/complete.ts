@@ -8,11 +8,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { affinityKey } from '../../core/fleet/scheduling/requests/affinity-key.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
+import { rewriteBody } from '../http/body-rewrite.ts';
 import type { Caller } from '../http/caller-rights.ts';
 import { checkModelAllowed } from '../http/caller-scope.ts';
 import { proxiedReplyHeaders } from '../http/reply-headers.ts';
 import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
+import type { RequestNames } from '../names/request-names.ts';
 import { proxy } from '../relay/proxy.ts';
 import { ReplyTail } from '../usage/reply-usage.ts';
 import type { GatewayScheduler } from './gateway-scheduler.ts';
@@ -28,6 +30,8 @@ export interface CompleteDeps {
   readonly replyTimeoutMs: number;
   /** Counts the requests held for a slot, a waking or a loading node. */
   readonly metrics: Pick<GatewayMetrics, 'waitStarted' | 'waitEnded'>;
+  /** Aliases, variants and params (docs/design.md D31); none when the fleet file has none. */
+  readonly names?: RequestNames;
 }
 
 /** What one request's log line says beyond method and path (never a body or a header). */
@@ -87,6 +91,8 @@ export async function complete(
   const { model, streaming, prompt } = modelRequestOf(body);
   context.model = model;
   checkModelAllowed(context.caller, model);
+  // docs/design.md D31: a variant is placed as its model is.
+  const route = deps.names === undefined ? model : deps.names.route(model);
   const scheduling = deps.scheduling;
   const affinity =
     scheduling.scheduler.settings.affinity && prompt !== undefined
@@ -97,7 +103,7 @@ export async function complete(
     // docs/design.md D33: the scheduler alone decides, from the views it holds
     // (gateway-scheduler.ts).
     admission = await scheduling.admit({
-      model,
+      model: route,
       streaming,
       ...(affinity === undefined ? {} : { affinity }),
       // docs/design.md D29: the scheduler refuses where it would wake for this caller.
@@ -113,7 +119,13 @@ export async function complete(
     dispatch = admission.placed;
   } else {
     try {
-      const placed = await waitForPlace(deps, admission, response, { model, streaming }, context);
+      const placed = await waitForPlace(
+        deps,
+        admission,
+        response,
+        { model: route, streaming },
+        context,
+      );
       if (placed === undefined) {
         return;
       }
@@ -126,13 +138,16 @@ export async function complete(
   try {
     const target = scheduling.target(dispatch.node);
     context.node = dispatch.node;
+    // docs/design.md D31: counted in the gateway's own time (Server-Timing), which it is.
+    const change = deps.names?.change(model, dispatch.node);
+    const sent = change === undefined ? body : rewriteBody(body, change);
     const gatewayMs = performance.now() - arrived - (waitMs ?? 0);
     context.queueMs = waitMs ?? 0;
     context.tail = new ReplyTail();
     await proxy(target, {
       incoming: request,
       outgoing: response,
-      body,
+      body: sent,
       streaming,
       replyTimeoutMs: deps.replyTimeoutMs,
       context,

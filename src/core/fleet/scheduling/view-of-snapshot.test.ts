@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { daemonNode } from '../../../../test/support/project-files/fleet-node.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
-import { viewOfSnapshot } from './view-of-snapshot.ts';
+import { viewOfSnapshot, wakeFactsFrom } from './view-of-snapshot.ts';
 
 const node = daemonNode('a');
 /** What a node that answered reports (the drivers' NodeStatus, reached through the snapshot). */
@@ -102,5 +102,21 @@ describe('viewOfSnapshot', () => {
     expect(of({ state: 'stopped' })).toMatchObject({ keepsCache: true });
     expect(of({ state: 'crashed' })).not.toHaveProperty('keepsCache');
     expect(viewOfSnapshot(ok({ state: 'running' }), 0)).not.toHaveProperty('keepsCache');
+  });
+
+  it('serves and wakes for the aliases of a node beside its served name (docs/design.md D31)', () => {
+    const named = { ...node, aliases: ['gpt-4o', 'qwen'] };
+    const running = viewOfSnapshot(
+      { node: named, ok: true, status: { state: 'running', model: 'org/m', servedName: 'chat' } },
+      0,
+    );
+    expect(running.serves).toEqual(['chat', 'org/m', 'gpt-4o', 'qwen']);
+    const config = { runner: 'command', servedModelName: 'chat' } as const;
+    expect(wakeFactsFrom(named, undefined, { config }).wakes).toEqual(['chat', 'gpt-4o', 'qwen']);
+    expect(wakeFactsFrom({ ...named, wake: 'off' }, undefined, { config }).wakeOff).toEqual([
+      'chat',
+      'gpt-4o',
+      'qwen',
+    ]);
   });
 });

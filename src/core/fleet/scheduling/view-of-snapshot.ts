@@ -4,7 +4,8 @@
  * wake of each node would start; this joins the two with the time the status was asked.
  *
  * - A node that did not answer is `unreachable`: not routed to, not woken, not counted in a group.
- * - `running` serves its served name and its model id (spec §4.2 rule 1), unless its engine is
+ * - `running` serves its served name, its model id (spec §4.2 rule 1) and its aliases
+ *   (docs/design.md D31), unless its engine is
  *   loopback-only with no override (docs/design.md D15): it then serves nothing here, and its view
  *   says why (`unusable`), which the refusal names.
  * - A control plane's words (spec §2.1 passes them through): `pending` and other words of a start
@@ -38,7 +39,7 @@ export interface WakeFacts {
  * not be read (why).
  */
 export function wakeFactsFrom(
-  node: Pick<FleetNode, 'wake'>,
+  node: Pick<FleetNode, 'wake' | 'aliases'>,
   reportedModel: string | undefined,
   source: { readonly config: NodeConfig } | { readonly problem: string },
 ): WakeFacts {
@@ -46,7 +47,8 @@ export function wakeFactsFrom(
     return { wakes: [], sourceProblem: source.problem };
   }
   const id = reportedModelOf(source.config);
-  const names = [source.config.servedModelName, id].filter(
+  // docs/design.md D31: a node answers to its aliases wherever it answers to its served name.
+  const names = [source.config.servedModelName, id, ...(node.aliases ?? [])].filter(
     (name): name is string => name !== undefined && name !== '',
   );
   return node.wake === 'off'
@@ -130,7 +132,9 @@ export function viewOfSnapshot(
   const unusable = running && loopbackOnly(snapshot);
   const serves =
     running && !unusable
-      ? [status.servedName, status.model].filter((entry): entry is string => entry !== undefined)
+      ? [status.servedName, status.model, ...(snapshot.node.aliases ?? [])].filter(
+          (entry): entry is string => entry !== undefined,
+        )
       : [];
   const slots = running ? countOf(status.slots) : undefined;
   const busy = running ? countOf(status.busy) : undefined;
