@@ -25,6 +25,7 @@ import { countAction } from './metrics/scheduling-actions.ts';
 import type { NodeProblems } from './models/fleet-reply.ts';
 import { localProblems } from './models/node-problems.ts';
 import { availableNow } from './models/snapshot-replies.ts';
+import { refuseNameClashes } from './names/name-claims.ts';
 import { RequestNames, servedNameIn } from './names/request-names.ts';
 import { loadPage } from './page/fleet-page.ts';
 import { shuttingDown } from './relay/relay-cuts.ts';
@@ -142,6 +143,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
   });
   const view = new FleetView(options.fleet, states, driver);
+  // docs/design.md D31: names that clash are refused before anything listens.
+  await refuseNameClashes(options.fleet, (node) => view.source(node)).catch(
+    async (error: unknown) => {
+      await local?.stopAll();
+      throw error;
+    },
+  );
   // A scrape reads node state like /v1/fleet does: the kept snapshots, refreshed when stale.
   const scheduler = new Scheduler(
     schedulerSettings(schedulerOptionsOf(options.fleet, options.wakeTimeoutMs)),
