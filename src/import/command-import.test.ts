@@ -55,9 +55,10 @@ describe('what is not an engine svc runs', () => {
     expect(engineCommandOf(result, 'ok')).toContain('--port 5801');
     expect(engineCommandOf(result, 'whisper')).toBe('whisper-server --port 5802 -m /w.bin');
     expect(lossesOf(result, 'docker-llama')).toEqual([]);
-    expect(lossesOf(result, 'whisper')).toEqual([
-      "filters: not carried yet: the fleet node's params {set, strip} and top-level variants will carry it",
-    ]);
+    expect(lossesOf(result, 'whisper')).toEqual([]);
+    expect(fileText(result, 'fleet.yaml')).toContain(
+      'params:\n      strip:\n        - temperature\n',
+    );
   });
 
   it('carries checkEndpoint as HEALTH, a startPort, and a fixed port from the proxy', () => {

@@ -8,6 +8,7 @@ import { Document } from 'yaml';
 
 import type { ConfigYaml } from './config-yaml.ts';
 import { GATEWAY_TOKEN_ENV, GATEWAY_URL } from './gateway-section.ts';
+import type { ModelNames } from './model-names.ts';
 import type { NotCarried } from './not-carried.ts';
 import { groupPlan } from './swap-groups.ts';
 
@@ -23,6 +24,8 @@ export interface FleetModel {
   readonly file: string;
   /** Seconds; 0 never stops it; absent follows globalTTL. */
   readonly ttl?: number;
+  /** docs/design.md D31: the node's aliases, unlisted and params, and variants on it. */
+  readonly names?: ModelNames;
 }
 
 export interface FleetText {
@@ -133,8 +136,20 @@ export function fleetText(
                 : durationOf(model.ttl),
           }),
       ...(warm ? { keepWarm: 'on' } : {}),
+      ...(model.names?.aliases === undefined ? {} : { aliases: model.names.aliases }),
+      ...(model.names?.unlisted === true ? { unlisted: true } : {}),
+      ...(model.names?.params === undefined ? {} : { params: model.names.params }),
     };
   });
+  // llama-swap's setParamsByID: each name a variant on the model it was given in.
+  const variants = Object.fromEntries(
+    models.flatMap((model) =>
+      Object.entries(model.names?.variants ?? {}).map(([name, variant]) => [
+        name,
+        { model: model.id, ...(Object.keys(variant.set).length === 0 ? {} : { set: variant.set }) },
+      ]),
+    ),
+  );
 
   const body = {
     // svc up, svc fleet and svc code in this directory find the gateway here, its token in the
@@ -153,6 +168,7 @@ export function fleetText(
     nodes: nodes.map((node) =>
       Object.fromEntries(Object.entries(node).filter(([, value]) => value !== undefined)),
     ),
+    ...(Object.keys(variants).length === 0 ? {} : { variants }),
   };
   const document = new Document(body, { version: '1.2' });
   document.commentBefore =

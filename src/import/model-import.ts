@@ -10,6 +10,7 @@ import type { ConfigYaml } from './config-yaml.ts';
 import { engineArgs } from './engine-command.ts';
 import { type EngineFields, engineFields } from './engine-flags.ts';
 import { type Environment, expandMacros, macroScope, PORT_MACRO } from './macros.ts';
+import { type ModelNames, modelNames } from './model-names.ts';
 import { type NotCarried, unknownKey } from './not-carried.ts';
 
 export interface ImportedModel {
@@ -22,6 +23,8 @@ export interface ImportedModel {
   readonly env: readonly { readonly key: string; readonly value: string }[];
   /** Seconds; 0 never stops it, absent follows `globalTTL` (llama-swap's -1). */
   readonly ttl?: number;
+  /** Aliases, unlisted, useModelName and filters (docs/design.md D31). */
+  readonly names: ModelNames;
 }
 
 export interface ModelOutcome {
@@ -34,17 +37,12 @@ export interface ModelOutcome {
 const NO_PLACE: Readonly<Record<string, string>> = {
   name: 'svc lists the model by its ALIAS (the model id) only',
   description: 'svc lists the model by its ALIAS (the model id) only',
-  useModelName:
-    "not carried yet: the fleet node's aliases will carry it (a request's model rewritten to the node's served name)",
-  filters:
-    "not carried yet: the fleet node's params {set, strip} and top-level variants will carry it",
   metadata: "svc's /v1/models carries no per-model metadata",
   concurrencyLimit:
     "not carried yet: the fleet node's slots will carry it (requests in flight at once)",
   sendLoadingState:
     "svc's gateway reports a wake as SSE comments on a waiting stream, not in reasoning_content",
   timeouts: "svc's gateway has one reply timeout for all models (svc gateway --reply-timeout)",
-  unlisted: "not carried yet: the fleet node's unlisted: true will carry it",
   capabilities: 'svc declares no model capabilities',
 };
 
@@ -58,6 +56,10 @@ const HANDLED = new Set([
   'checkEndpoint',
   'aliases',
   'macros',
+  // docs/design.md D31 (model-names.ts).
+  'useModelName',
+  'unlisted',
+  'filters',
 ]);
 
 /** Every key of a llama-swap model, for naming the closest to one it does not have. */
@@ -93,16 +95,6 @@ function envEntry(
     return undefined;
   }
   return { key, value };
-}
-
-function aliasNames(raw: unknown): string[] {
-  const list = Array.isArray(raw) ? (raw as unknown[]) : [];
-  return list.flatMap((entry) => {
-    if (typeof entry === 'string') {
-      return [entry];
-    }
-    return isRecord(entry) && typeof entry['id'] === 'string' ? [entry['id']] : [];
-  });
 }
 
 /** The proxy llama-swap sends to: carried when it is this engine on loopback. */
@@ -171,13 +163,7 @@ export function importModel(
     }
   }
 
-  const names = aliasNames(raw['aliases']);
-  if (raw['aliases'] !== undefined && names.length > 0) {
-    losses.push({
-      what: `aliases ${names.join(', ')}`,
-      why: "not carried yet: the fleet node's aliases will carry them (until then requests for these get 404)",
-    });
-  }
+  const names = modelNames(id, raw, losses);
 
   const cmd = raw['cmd'];
   if (typeof cmd !== 'string' || cmd.trim() === '') {
@@ -216,6 +202,7 @@ export function importModel(
         usesPort: program.usesPort,
         env: [...env, ...modelEnv(raw, expand, at, problem, losses)],
         ...(ttl === undefined ? {} : { ttl }),
+        names,
       },
       losses,
     };
@@ -236,10 +223,11 @@ export function importModel(
   }
   const { fields, losses: flagLosses } = engineFields(args);
   losses.push(...flagLosses);
-  if (fields.servedName !== undefined && fields.servedName !== id) {
+  const served = names.servedName ?? id;
+  if (fields.servedName !== undefined && fields.servedName !== served) {
     losses.push({
       what: `served name ${fields.servedName}`,
-      why: `ALIAS is the model id "${id}", the name llama-swap's clients ask for`,
+      why: `ALIAS is "${served}", the name llama-swap sent requests under (the model id, else useModelName)`,
     });
   }
   if (typeof raw['proxy'] === 'string') {
@@ -257,7 +245,7 @@ export function importModel(
     words.some((word) => word.includes(PORT_MACRO)) ||
     (typeof raw['proxy'] === 'string' && raw['proxy'].includes(PORT_MACRO));
   return {
-    model: { id, fields, env, usesPort, ...(ttl === undefined ? {} : { ttl }) },
+    model: { id, fields, env, usesPort, ...(ttl === undefined ? {} : { ttl }), names },
     losses,
   };
 }

@@ -76,7 +76,7 @@ export function modelFiles(model: ImportedModel, section: string, origin: string
     ['PROVIDER', fields.provider],
     ['ENGINE', fields.engine],
     ['MODEL', written],
-    ['ALIAS', model.id],
+    ['ALIAS', model.names.servedName ?? model.id],
     ['COMMAND', program === undefined ? undefined : commandLine(program.argv)],
     ['HEALTH', program?.health],
     ['STOP', program?.stop === undefined ? undefined : commandLine(program.stop)],

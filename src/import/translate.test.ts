@@ -161,18 +161,20 @@ describe('a llama-server cmd', () => {
     ]);
   });
 
-  it('makes the model id the ALIAS, listing aliases and another served name as not carried', () => {
+  it("makes useModelName the ALIAS, the model id and its aliases the node's aliases (D31)", () => {
     const result = planOne(
       'qwen',
       'cmd: llama-server -m /q.gguf --alias Qwen3',
       'aliases: ["gpt-4o-mini", {id: "gpt-4o"}]',
       'useModelName: qwen3',
+      'unlisted: true',
     );
-    expect(fileText(result, 'qwen/Svcfile')).toContain('ALIAS    qwen\n');
+    expect(fileText(result, 'qwen/Svcfile')).toContain('ALIAS    qwen3\n');
+    expect(fileText(result, 'fleet.yaml')).toContain(
+      '    aliases:\n      - qwen\n      - gpt-4o-mini\n      - gpt-4o\n    unlisted: true\n',
+    );
     expect(lossesOf(result, 'qwen')).toEqual([
-      "useModelName: not carried yet: the fleet node's aliases will carry it (a request's model rewritten to the node's served name)",
-      "aliases gpt-4o-mini, gpt-4o: not carried yet: the fleet node's aliases will carry them (until then requests for these get 404)",
-      'served name Qwen3: ALIAS is the model id "qwen", the name llama-swap\'s clients ask for',
+      'served name Qwen3: ALIAS is "qwen3", the name llama-swap sent requests under (the model id, else useModelName)',
     ]);
   });
 });

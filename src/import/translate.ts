@@ -198,6 +198,7 @@ export function importLlamaSwap(
       node: directory,
       file: `${directory}/${SVCFILE}`,
       ...(model.ttl === undefined ? {} : { ttl: model.ttl }),
+      names: model.names,
     });
   }
   const fleet = fleetText(settings, Object.keys(models), fleetModels, yaml, problem);

@@ -4,7 +4,8 @@
  * of its format), a llama-server model on `${PORT}` numbered from `startPort`, and a program that
  * is no engine svc knows (our stand-in server) with its `cmdStop`. The import exits 0; `svc up`
  * in the output directory finds the gateway and its generated token in the files the import
- * wrote, and answers each model through the real llama-server and the stand-in.
+ * wrote, and answers each model through the real llama-server and the stand-in, an alias and a
+ * `setParamsByID` name (docs/design.md D31) through the same engine with their own body.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -39,6 +40,9 @@ describe('an imported llama-swap configuration', () => {
         '  "tiny":',
         `    cmd: llama-server --port \${PORT} -m ${model} -c 256 -c 512`,
         '    aliases: [gpt-4o-mini]',
+        '    filters:',
+        '      stripParams: "temperature"',
+        '      setParamsByID: {"tiny-one": {max_tokens: 1}}',
         '  "whisper":',
         `    cmd: node ${SERVER} --port ${whisperPort} --name whisper`,
         `    proxy: http://127.0.0.1:${whisperPort}`,
@@ -64,9 +68,11 @@ describe('an imported llama-swap configuration', () => {
     expect(imported.stdout).toContain(
       '    groups.forever.swapp: not a llama-swap key: did you mean swap?\n',
     );
+    // docs/design.md D31: aliases and filters are carried; only the repeated flag is listed.
     expect(imported.stdout).toContain(
-      '  model "tiny":\n    aliases gpt-4o-mini: not carried yet: the fleet node\'s aliases will carry them',
+      '  model "tiny":\n    -c 256: ctx-size is given again later in the cmd, and llama-server uses the last value\n',
     );
+    expect(imported.stdout).not.toMatch(/aliases|filters/);
     const out = join(dir, 'svc');
     expect(await readFile(join(out, 'tiny', 'Svcfile'), 'utf8')).toContain(
       `CONTEXT  512\nBASEURL  127.0.0.1:${startPort}\n`,
@@ -96,6 +102,15 @@ describe('an imported llama-swap configuration', () => {
     expect(tiny.status).toBe(200);
     expect(await tiny.json()).toMatchObject({ object: 'chat.completion' });
     expect((await fetch(`http://127.0.0.1:${startPort}/health`)).status).toBe(200);
+    // The alias reaches the same engine; the setParamsByID name gets its max_tokens: 1 (the
+    // engine's own usage says so, past any end of text).
+    const long = { max_tokens: 4, ignore_eos: true };
+    const alias = await chat(url, { model: 'gpt-4o-mini', ...long }, { headers });
+    expect(alias.headers.get('x-svc-node')).toBe('tiny');
+    expect(await alias.json()).toMatchObject({ usage: { completion_tokens: 4 } });
+    const one = await chat(url, { model: 'tiny-one', ...long }, { headers });
+    expect(one.headers.get('x-svc-node')).toBe('tiny');
+    expect(await one.json()).toMatchObject({ usage: { completion_tokens: 1 } });
     const whisper = await chat(url, { model: 'whisper' }, { headers });
     expect(whisper.status).toBe(200);
     expect(await whisper.json()).toMatchObject({
