@@ -163,7 +163,7 @@ export function importModel(
     }
   }
 
-  const names = modelNames(id, raw, losses);
+  const names = modelNames(id, raw, losses, expand);
 
   const cmd = raw['cmd'];
   if (typeof cmd !== 'string' || cmd.trim() === '') {

@@ -86,6 +86,8 @@ export function modelNames(
   id: string,
   raw: Readonly<Record<string, unknown>>,
   losses: NotCarried[],
+  /** Macros expanded as in cmd (`${MODEL_ID}:high`): stripParams and setParamsByID's names. */
+  expand: (field: string, text: string) => string = (_field, text) => text,
 ): ModelNames {
   const aliases = aliasNames(raw['aliases']).filter((alias) => alias !== id);
   const use = raw['useModelName'];
@@ -109,20 +111,24 @@ export function modelNames(
         losses.push({ what: `filters.${key}`, why: unknownKey(key, FILTER_KEYS) });
       }
     }
-    const strip = stripList(filters['stripParams'], losses);
-    const set = setMap(filters['setParams'], 'filters.setParams', losses);
-    if (strip.length > 0 || set !== undefined) {
-      params = { ...(set === undefined ? {} : { set }), ...(strip.length > 0 ? { strip } : {}) };
-    }
+    const rawStrip = filters['stripParams'];
+    const strip = stripList(
+      typeof rawStrip === 'string' ? expand('filters', rawStrip) : rawStrip,
+      losses,
+    );
+    let set = setMap(filters['setParams'], 'filters.setParams', losses);
     const byId = filters['setParamsByID'];
     if (isRecord(byId)) {
-      for (const [name, value] of Object.entries(byId)) {
+      for (const [written, value] of Object.entries(byId)) {
+        const name = expand('filters', written);
         const own = setMap(value, `filters.setParamsByID.${name}`, losses);
-        if (name === id || aliases.includes(name)) {
-          // A name the node answers to already: its params apply to every request it serves.
+        if (name === id) {
+          // The model's own id: set after setParams, as llama-swap does, on the node's params.
+          set = own === undefined ? set : { ...set, ...own };
+        } else if (aliases.includes(name)) {
           losses.push({
             what: `filters.setParamsByID.${name}`,
-            why: "it names the model itself: put those keys in filters.setParams (the node's params)",
+            why: "an alias of the model: svc's params apply to every name of a node alike; make it a name of its own for a variant",
           });
         } else {
           variants[name] = { set: own ?? {} };
@@ -133,6 +139,9 @@ export function modelNames(
         what: 'filters.setParamsByID',
         why: 'a mapping of names to parameters was expected',
       });
+    }
+    if (strip.length > 0 || set !== undefined) {
+      params = { ...(set === undefined ? {} : { set }), ...(strip.length > 0 ? { strip } : {}) };
     }
   }
   // useModelName: the engine serves that name, and the model id reaches it as an alias.

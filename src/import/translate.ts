@@ -40,7 +40,7 @@ const NO_PLACE: Readonly<Record<string, string>> = {
   sendLoadingState:
     "svc's gateway reports a wake as SSE comments on a waiting stream, not in reasoning_content",
   includeAliasesInList:
-    "not carried yet: aliases are listed unless the node is unlisted (the fleet node's aliases)",
+    "svc lists a node's aliases in /v1/models unless the node is unlisted (docs/fleet-file.md)",
   profiles: 'svc has no profiles: one fleet file is one set of nodes',
 };
 
