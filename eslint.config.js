@@ -183,12 +183,19 @@ const layoutZones = [
   },
   {
     // Benchmarks drive the built svc; the modules they load in-process are the gateway's metrics
-    // recorder and its body read, whose cost per request they measure alone.
+    // recorder, its body read, and its name look-up and body rewrite, whose cost per request they
+    // measure alone.
     target: './bench',
     from: './src',
-    except: ['./core', './gateway/metrics/gateway-metrics.ts', './gateway/http/request-target.ts'],
+    except: [
+      './core',
+      './gateway/metrics/gateway-metrics.ts',
+      './gateway/http/request-target.ts',
+      './gateway/http/body-rewrite.ts',
+      './gateway/names/request-names.ts',
+    ],
     message:
-      'bench/ imports only src/core, the gateway metrics recorder and body read: measure the built svc.',
+      'bench/ imports only src/core, the gateway metrics recorder, body read, name look-up and body rewrite: measure the built svc.',
   },
 ];
 

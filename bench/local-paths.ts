@@ -45,7 +45,7 @@ const PRESET = [
 ].join('\n');
 
 /** Polls `check` every 100 ms until it holds; engines under load may take a while to start. */
-async function until(
+export async function until(
   check: () => Promise<boolean>,
   what: string,
   limitMs = 120_000,
@@ -61,7 +61,7 @@ async function until(
 }
 
 /** Whether every node of the gateway's fleet reports `running` and ready (its engine answers). */
-async function fleetReady(url: string): Promise<boolean> {
+export async function fleetReady(url: string): Promise<boolean> {
   const reply = await fetch(`${url}/v1/fleet`);
   const nodes = ((await reply.json()) as { nodes?: { state?: string; ready?: string }[] }).nodes;
   return (

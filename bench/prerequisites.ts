@@ -24,6 +24,7 @@ export function toolsOf(section: string, schedulerScenarios: ReadonlySet<number>
     case 'soak':
     case 'wake':
     case 'keepcache':
+    case 'names':
       return ['llama-server'];
     case 'gateway':
       return ['llama-server', 'nginx', 'wrk'];

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs each benchmark and rewrites its section of docs/benchmarks.md, between
  * `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so the page always shows the last run.
- * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler|local|keepcache runs one section and leaves the others'
+ * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler|local|keepcache|names runs one section and leaves the others'
  * figures as they are.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -19,6 +19,7 @@ import { KEEP_CACHE_HEADER, keepCacheReport, keepCacheRow } from './keepcache/ke
 import { benchLocal } from './local.ts';
 import { localReport } from './local-report.ts';
 import { benchRecordCost } from './metrics-record.ts';
+import { benchNames, namesReport } from './names/names.ts';
 import { missingTools, onPath } from './prerequisites.ts';
 import { benchSamplerCost } from './sampler-cost.ts';
 import { benchScheduler, type Build, type SchedulerBench } from './scheduler/scheduler.ts';
@@ -239,6 +240,12 @@ async function keepCacheSection(): Promise<string> {
   return keepCacheReport(bench, machine(), load);
 }
 
+async function namesSection(model: string): Promise<string> {
+  // BENCH_NAMES_ROUNDS shortens the run while iterating (the recorded figures use the default).
+  const bench = await benchNames(repoRoot, model, Number(process.env['BENCH_NAMES_ROUNDS'] ?? 300));
+  return namesReport(bench, machine());
+}
+
 const only = process.env['BENCH_ONLY'];
 const runs = (name: string): boolean => only === undefined || only === '' || only === name;
 const sections: [string, () => string | Promise<string>][] = [
@@ -251,6 +258,7 @@ const sections: [string, () => string | Promise<string>][] = [
   ['scheduler', () => schedulerSection(model)],
   ['local', () => localSection(model)],
   ['keepcache', keepCacheSection],
+  ['names', () => namesSection(model)],
 ];
 // Every section's tools before the first starts (the engine kit's binaries first, as svcEnv).
 const missing = missingTools(
