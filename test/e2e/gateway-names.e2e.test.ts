@@ -88,6 +88,13 @@ describe('aliases, variants and params through the gateway', () => {
     expect(await answered('beta')).toEqual({ status: 200, node: 'b', tokens: 2 });
   });
 
+  it('routes an alias and a variant to their node in GET /v1/fleet/route', async () => {
+    for (const model of ['gpt-4o', 'fast']) {
+      const reply = await fetch(`${url}/v1/fleet/route?model=${model}`, { headers: authorized() });
+      expect(await reply.json()).toMatchObject({ model, action: 'serve', node: 'a' });
+    }
+  });
+
   it('lists aliases and variants in /v1/models and hides the unlisted node', async () => {
     const reply = await fetch(`${url}/v1/models`, { headers: authorized() });
     const { data } = (await reply.json()) as { data: { id: string }[] };

@@ -171,7 +171,10 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       if (model === '') {
         throw new GatewayError(400, 'name the model to route: GET /v1/fleet/route?model=<name>');
       }
-      sendJson(response, 200, JSON.stringify(await deps.scheduling.route(model)));
+      // docs/design.md D31: a variant is placed as its model is, so it is routed so too.
+      const route = deps.names === undefined ? model : deps.names.route(model);
+      const decision = await deps.scheduling.route(route);
+      sendJson(response, 200, JSON.stringify(route === model ? decision : { ...decision, model }));
     },
   },
   usageRoute('/v1/fleet/usage', 'use'),
