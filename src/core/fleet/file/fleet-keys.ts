@@ -89,7 +89,11 @@ export const FLEET_KEYS: KeyTable = {
   affinity: 'value',
   scaleOut: 'value',
   idleStop: 'value',
-  groups: { named: { keys: { max: 'value', minResidency: 'value' } } },
+  groups: {
+    named: {
+      keys: { max: 'value', minResidency: 'value', exclusive: 'value', persistent: 'value' },
+    },
+  },
   callers: { each: { keys: CALLER_KEYS }, label: 'caller' },
   // docs/design.md D31: further names on another name's node (fleet-variants.ts).
   variants: { named: { keys: { model: 'value', set: 'free', strip: 'value' } } },

@@ -92,16 +92,55 @@ describe('top-level scheduling settings', () => {
       'fleet.yaml: idleStop must be a duration such as 30s, 5m or 1h, or "off", not "5 minutes"',
       'fleet.yaml: groups["gpu"].max must be a whole number of 1 or more, not 0',
       'fleet.yaml: groups["gpu"].minResidency must be a duration such as 30s, 5m or 1h, not "never"',
-      'fleet.yaml: groups["one"] must be a mapping with max and/or minResidency',
+      'fleet.yaml: groups["one"] must be a mapping with max, minResidency, exclusive and/or persistent',
     ]);
   });
 
   it.each([
     ['queue: 5', 'queue must be a mapping with max, timeout and/or models'],
     ['queue: {models: [a]}', 'queue.models must map model names to their own max and/or timeout'],
-    ['groups: [gpu]', 'groups must map group names to their max and/or minResidency'],
+    [
+      'groups: [gpu]',
+      'groups must map group names to their max, minResidency, exclusive and/or persistent',
+    ],
   ])('refuses %s', (line, expected) => {
     expect(problems(lines(line, ...NODE))).toEqual([`fleet.yaml: ${expected}`]);
+  });
+});
+
+describe('exclusive and persistent groups (docs/design.md D31)', () => {
+  it('reads both flags as written, and leaves them out when unset', () => {
+    const fleet = parsed(
+      lines(
+        'groups:',
+        '  big: {max: 1, exclusive: true}',
+        '  embed: {persistent: true, exclusive: false}',
+        '  plain: {}',
+        ...NODE,
+      ),
+    );
+    expect(fleet.groups).toEqual(
+      new Map([
+        ['big', { max: 1, exclusive: true }],
+        ['embed', { persistent: true, exclusive: false }],
+        ['plain', {}],
+      ]),
+    );
+  });
+
+  it('refuses a flag that is not true or false, naming the group and key', () => {
+    expect(
+      problems(lines('groups:', '  big: {exclusive: on, persistent: "yes"}', ...NODE)),
+    ).toEqual([
+      'fleet.yaml: groups["big"].exclusive must be true or false, not "on"',
+      'fleet.yaml: groups["big"].persistent must be true or false, not "yes"',
+    ]);
+  });
+
+  it('names a misspelt group key and the closest one', () => {
+    expect(problems(lines('groups:', '  big: {exclusiv: true}', ...NODE))).toEqual([
+      'fleet.yaml: unknown key "exclusiv" in groups "big" (line 2): did you mean "exclusive"?',
+    ]);
   });
 });
 

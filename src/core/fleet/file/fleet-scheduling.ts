@@ -10,6 +10,7 @@ import { closestName } from '../../closest-name.ts';
 import {
   countOf,
   durationOf,
+  flagOf,
   idleStopOf,
   isZeroDuration,
   type Problem,
@@ -34,6 +35,10 @@ export interface FleetQueue extends FleetQueueLimits {
 export interface FleetGroup {
   readonly max?: number;
   readonly minResidencyMs?: number;
+  /** docs/design.md D31: starting a member first stops every non-persistent other group's. */
+  readonly exclusive?: boolean;
+  /** docs/design.md D31: never stopped by another group's start. */
+  readonly persistent?: boolean;
 }
 
 export interface FleetScheduling {
@@ -94,14 +99,14 @@ function groupsOf(value: unknown, problem: Problem): ReadonlyMap<string, FleetGr
     return undefined;
   }
   if (!isMapping(value)) {
-    problem('groups must map group names to their max and/or minResidency');
+    problem('groups must map group names to their max, minResidency, exclusive and/or persistent');
     return undefined;
   }
   const groups = new Map<string, FleetGroup>();
   for (const [name, raw] of Object.entries(value)) {
     const place = `groups[${JSON.stringify(name)}]`;
     if (!isMapping(raw)) {
-      problem(`${place} must be a mapping with max and/or minResidency`);
+      problem(`${place} must be a mapping with max, minResidency, exclusive and/or persistent`);
       continue;
     }
     const max = countOf(raw['max'], `${place}.max`, 1, problem);
@@ -109,9 +114,13 @@ function groupsOf(value: unknown, problem: Problem): ReadonlyMap<string, FleetGr
     const minResidencyMs = isZeroDuration(raw['minResidency'])
       ? 0
       : durationOf(raw['minResidency'], `${place}.minResidency`, problem);
+    const exclusive = flagOf(raw['exclusive'], `${place}.exclusive`, problem);
+    const persistent = flagOf(raw['persistent'], `${place}.persistent`, problem);
     groups.set(name, {
       ...(max === undefined ? {} : { max }),
       ...(minResidencyMs === undefined ? {} : { minResidencyMs }),
+      ...(exclusive === undefined ? {} : { exclusive }),
+      ...(persistent === undefined ? {} : { persistent }),
     });
   }
   return groups;

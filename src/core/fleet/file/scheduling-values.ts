@@ -1,6 +1,6 @@
 /**
  * The kinds of value the fleet file's scheduling keys take (docs/design.md D25, D26): a switch
- * (`on`/`off`), a duration in the `--wake-timeout` syntax, a whole number in range, and an argv
+ * (`on`/`off`), a flag (`true`/`false`), a duration in the `--wake-timeout` syntax, a whole number in range, and an argv
  * list. Pure: each reader takes the raw YAML value and the key's place (`node "a": idleStop`,
  * `queue.max`), reports one problem naming that place, and returns the value or undefined.
  */
@@ -21,6 +21,15 @@ export function switchOf(value: unknown, place: string, problem: Problem): boole
     return value === undefined ? undefined : value === 'on';
   }
   problem(`${place} must be "on" or "off", not ${shown(value)}`);
+  return undefined;
+}
+
+/** `true` or `false` (docs/design.md D31 group flags): a YAML boolean, never `on`/`off`. */
+export function flagOf(value: unknown, place: string, problem: Problem): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') {
+    return value;
+  }
+  problem(`${place} must be true or false, not ${shown(value)}`);
   return undefined;
 }
 

@@ -24,6 +24,9 @@ export interface QueueLimits {
 export interface GroupSettings {
   readonly max: number;
   readonly minResidencyMs: number;
+  /** docs/design.md D31 `exclusive`, `persistent`; absent: false. */
+  readonly exclusive?: boolean;
+  readonly persistent?: boolean;
 }
 
 /** One node's settings from the fleet file, each already resolved (the node's own wins). */
