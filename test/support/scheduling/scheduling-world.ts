@@ -9,6 +9,7 @@
 import { Scheduler } from '../../../src/core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../../../src/core/fleet/scheduling/settings.ts';
 import type { Action, NodeView, SchedulerEvent } from '../../../src/core/fleet/scheduling/types.ts';
+import { checkExclusive, checkPersistentStop } from './exclusive-rules.ts';
 import {
   type Caller,
   checkAnswer,
@@ -271,10 +272,16 @@ export class SchedulingWorld {
       node.waking = true;
       node.state = 'starting';
       this.nodes.checkGroups();
+      checkExclusive(this.nodes.all, this.spec.groups, node);
       this.nodes.plan(node, this.now + node.spec.startMs, 'ready');
       return;
     }
     checkStop(node, this.callers, action.forced === true);
+    checkPersistentStop(
+      node,
+      this.spec.groups,
+      action.reason === 'swap' ? action.group : undefined,
+    );
     // A forced stop cuts what runs there (docs/design.md D33): those requests fail upstream.
     for (const id of [...node.ours]) {
       const caller = this.callers.get(id);

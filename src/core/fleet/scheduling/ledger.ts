@@ -7,7 +7,7 @@
  * on and a node's count is exact (docs/design.md D25 `inFlight`). It is the gateway's only count: a
  * stop refusal (docs/design.md D28), `/v1/fleet` and `/metrics` all read it here.
  */
-import { type GroupView, groupViews } from './nodes/groups.ts';
+import { groupOfIn, type GroupView, groupViews } from './nodes/groups.ts';
 import { IdleDue } from './nodes/idle-due.ts';
 import { takeReading } from './nodes/idle-stop.ts';
 import { applyView, type NodeRecord, nodeRecord, stoppedView } from './nodes/nodes.ts';
@@ -73,8 +73,7 @@ export class Ledger {
   }
 
   groupOf(record: NodeRecord): GroupView | undefined {
-    const name = record.settings.group;
-    return name === undefined ? undefined : this.groups.get(name);
+    return groupOfIn(this.groups, record);
   }
 
   /** `waiting`: the request a wake would be for; the node holding its kept cache goes first. */
@@ -82,7 +81,7 @@ export class Ledger {
     const holder = waiting && cacheHolder(this.affinityNode(waiting), this.byName);
     return {
       records: this.records,
-      groupOf: (record) => this.groupOf(record),
+      groups: this.groups,
       queuedFor: (record) => this.queuedFor(record),
       now,
       ...(holder === undefined ? {} : { cacheHolder: holder }),

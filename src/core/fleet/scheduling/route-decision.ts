@@ -6,7 +6,8 @@
  *
  * Actions: `serve` (a ready node has a free slot), `queue` (every ready node is full, or its group
  * is held: the request waits), `wake` (a node is started for it, or is already coming), `swap` (a
- * group member is stopped first: `stops` names it), `refuse` (`refusal` gives the scheduler's
+ * group member is stopped first, or every clashing member of an exclusive group's start,
+ * docs/design.md D31: `stops` names them), `refuse` (`refusal` gives the scheduler's
  * reason). `fallback` is reserved for fallbacks to an upstream node (docs/design.md D30), which
  * this scheduler does not take yet: it never answers it.
  */
@@ -102,13 +103,19 @@ function fromPlan(plan: Plan, model: string): Chosen {
         stops: [],
         reason: `nothing serves ${model} now: "${plan.node.settings.name}" is started for it`,
       };
-    case 'swap':
+    case 'swap': {
+      const stops = plan.victims.map((victim) => victim.settings.name);
+      const why =
+        plan.exclusive === true
+          ? `group "${plan.group}" may not run beside the others' members (exclusive)`
+          : `group "${plan.group}" is full`;
       return {
         action: 'swap',
         node: plan.node.settings.name,
-        stops: [plan.victim.settings.name],
-        reason: `group "${plan.group}" is full: "${plan.victim.settings.name}" is stopped, then "${plan.node.settings.name}" started`,
+        stops,
+        reason: `${why}: ${stops.map((stop) => `"${stop}"`).join(', ')} ${stops.length === 1 ? 'is' : 'are'} stopped, then "${plan.node.settings.name}" started`,
       };
+    }
     case 'blocked':
       return {
         action: 'queue',
@@ -184,9 +191,13 @@ function verdictOf(
   const name = record.settings.name;
   const view = record.view;
   if (chosen.stops.includes(name)) {
+    const starts = chosen.node === undefined ? undefined : books.byName.get(chosen.node);
     return {
       verdict: 'stop',
-      reason: `stopped to make room in group "${record.settings.group ?? ''}"`,
+      reason:
+        starts?.settings.group === record.settings.group
+          ? `stopped to make room in group "${record.settings.group ?? ''}"`
+          : `stopped first: group "${record.settings.group ?? ''}" may not run beside "${chosen.node ?? ''}" (exclusive)`,
     };
   }
   if (chosen.node === name && chosen.action === 'serve') {

@@ -13,13 +13,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
+import type { NodeSpec, WorldSpec } from '../../../../test/support/scheduling/scheduling-world.ts';
 import {
-  type Command,
-  type NodeSpec,
-  SchedulingWorld,
-  type WorldSpec,
-} from '../../../../test/support/scheduling/scheduling-world.ts';
-import type { Action } from './types.ts';
+  commands,
+  play,
+  playNoting,
+  type Weights,
+} from '../../../../test/support/scheduling/world-runs.ts';
 
 const MODELS = ['m0', 'm1'];
 const RUNS = 200;
@@ -71,39 +71,6 @@ function worldSpec(oneGpu = false): fc.Arbitrary<WorldSpec> {
     });
 }
 
-type Weights = Readonly<Record<Command['kind'], number>>;
-
-function commands(weights: Weights, maxLength: number): fc.Arbitrary<Command[]> {
-  const arbitraries: Record<Command['kind'], fc.Arbitrary<Command>> = {
-    arrive: fc.record(
-      {
-        kind: fc.constant('arrive' as const),
-        model: fc.oneof(
-          { weight: 9, arbitrary: fc.nat(1) },
-          { weight: 1, arbitrary: fc.constant(-1) },
-        ),
-        streaming: fc.boolean(),
-        key: fc.nat(2),
-      },
-      { requiredKeys: ['kind', 'model', 'streaming'] },
-    ),
-    end: fc.record({ kind: fc.constant('end' as const), pick: fc.nat(7) }),
-    'hang-up': fc.record({ kind: fc.constant('hang-up' as const), pick: fc.nat(7) }),
-    advance: fc.record({
-      kind: fc.constant('advance' as const),
-      ms: fc.constantFrom(50, 500, 2_000, 8_000, 40_000),
-    }),
-    refresh: fc.record({ kind: fc.constant('refresh' as const), lag: fc.nat(3) }),
-    crash: fc.record({ kind: fc.constant('crash' as const), node: fc.nat(3) }),
-    others: fc.record({ kind: fc.constant('others' as const), node: fc.nat(3), busy: fc.nat(2) }),
-    start: fc.record({ kind: fc.constant('start' as const), node: fc.nat(3), force: fc.boolean() }),
-  };
-  const weighted = Object.entries(weights)
-    .filter(([, weight]) => weight > 0)
-    .map(([kind, weight]) => ({ weight, arbitrary: arbitraries[kind as Command['kind']] }));
-  return fc.array(fc.oneof(...weighted), { maxLength, size: 'medium' });
-}
-
 const MIXED: Weights = {
   arrive: 5,
   end: 3,
@@ -136,42 +103,6 @@ const STARTS: Weights = {
   others: 1,
   start: 3,
 };
-
-/** Runs the commands in a fresh world, then lets every caller be answered. */
-function play(spec: WorldSpec, run: readonly Command[], observe?: (action: Action) => void): void {
-  const world = new SchedulingWorld(spec, observe);
-  for (const next of run) {
-    world.run(next);
-  }
-  world.finish();
-}
-
-/** One decision's kind, in a word or two: what the runs must reach. */
-function decision(action: Action): string {
-  switch (action.kind) {
-    case 'dispatch':
-      return `dispatch${action.waitedMs > 0 ? ' after waiting' : ''}`;
-    case 'reject':
-      return `reject ${action.reason}`;
-    case 'wake':
-      return `wake (${action.cause})`;
-    case 'read':
-      return 'read';
-    case 'stop':
-      return `stop (${action.reason}${action.forced === true ? ', forced' : ''})`;
-    case 'start':
-      return `start${action.already === true ? ' (already)' : ''}`;
-    case 'start-refused':
-      return 'start refused';
-  }
-}
-
-/** Runs `run` over `spec`, adding each decision to `seen`. */
-function playNoting(seen: Set<string>): (spec: WorldSpec, run: readonly Command[]) => void {
-  return (spec, run) => {
-    play(spec, run, (action) => seen.add(decision(action)));
-  };
-}
 
 describe('scheduler properties', () => {
   it('keeps every rule over random interleavings, reaching every kind of decision', () => {

@@ -282,7 +282,7 @@ export class Scheduler {
       if (plan.kind === 'wake') {
         actions.push(books.wake(plan.node, model, 'demand', now));
       } else if (plan.kind === 'swap') {
-        actions.push(books.stop(plan.victim, 'swap', now, plan.group));
+        actions.push(...plan.victims.map((victim) => books.stop(victim, 'swap', now, plan.group)));
       } else if (plan.kind === 'serving' && books.queue.length(model) > 0) {
         const extra = scaleOutFor(context, model, since);
         if (extra !== undefined) {

@@ -23,6 +23,15 @@ export interface GroupView {
   readonly members: readonly NodeRecord[];
 }
 
+/** The group `record` is a member of, if any. */
+export function groupOfIn(
+  groups: ReadonlyMap<string, GroupView>,
+  record: NodeRecord,
+): GroupView | undefined {
+  const name = record.settings.group;
+  return name === undefined ? undefined : groups.get(name);
+}
+
 export function holders(group: GroupView): NodeRecord[] {
   return group.members.filter(occupies);
 }

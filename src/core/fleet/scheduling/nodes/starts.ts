@@ -10,17 +10,25 @@
  * - When none may go: refused, naming the member first in line and why (409 `group_busy`), unless
  *   forced, which stops that member anyway, as a forced stop does (its requests are cut). A
  *   member we are waking, or whose stop failed, is never force-stopped: the refusal names it.
+ * - Exclusive groups (exclusive.ts, docs/design.md D31): once its own group has room, the start
+ *   also waits for every clashing member of another group to stop: the idle ones are stopped at
+ *   once; a busy one (or one within its residency, or coming up) refuses the start naming it,
+ *   unless forced, which stops it too. Nothing is stopped before a start that is refused.
  * Starts waiting for room are settled before requests' wakes, in the order they came.
  */
 import type { Ledger } from '../ledger.ts';
 import type { Action, StartId } from '../types.ts';
+import { clearance, firstHeld, isClear } from './exclusive.ts';
 import { hasSpace, holder, makingRoom, victim } from './groups.ts';
 import { type NodeRecord, occupies } from './nodes.ts';
 
 type Decision =
   | { readonly kind: 'start'; readonly booked: boolean }
   | { readonly kind: 'wait' }
-  | { readonly kind: 'stop'; readonly member: NodeRecord; readonly forced: boolean }
+  | {
+      readonly kind: 'stop';
+      readonly members: readonly { readonly member: NodeRecord; readonly forced: boolean }[];
+    }
   | { readonly kind: 'refuse'; readonly refusal: Action };
 
 /** May a forced start stop it: up, and nothing of ours under way on it. */
@@ -52,19 +60,19 @@ function decide(
   }
   const queuedFor = (member: NodeRecord): number => books.queuedFor(member);
   if (hasSpace(group)) {
-    return { kind: 'start', booked: true };
+    return cleared(books, id, record, force, now);
   }
   if (makingRoom(group)) {
     return { kind: 'wait' };
   }
   const chosen = victim(group, queuedFor, now);
   if (chosen !== undefined) {
-    return { kind: 'stop', member: chosen, forced: false };
+    return { kind: 'stop', members: [{ member: chosen, forced: false }] };
   }
   const first = holder(group, queuedFor, now);
   const member = first === undefined ? undefined : books.byName.get(first.holder);
   if (force && member !== undefined && forcible(member)) {
-    return { kind: 'stop', member, forced: true };
+    return { kind: 'stop', members: [{ member, forced: true }] };
   }
   const hold = first ?? { holder: '', why: 'starting' as const };
   const refusal: Action = {
@@ -75,6 +83,33 @@ function decide(
     ...hold,
   };
   return { kind: 'refuse', refusal };
+}
+
+/** A start whose own group has room: the clashing members of other groups go first. */
+function cleared(
+  books: Ledger,
+  id: StartId,
+  record: NodeRecord,
+  force: boolean,
+  now: number,
+): Decision {
+  const clear = clearance(books.groups, books.groupOf(record), (m) => books.queuedFor(m), now);
+  if (isClear(clear)) {
+    return { kind: 'start', booked: true };
+  }
+  const blocking = clear.held.filter((entry) => entry.hold.why !== 'stopping');
+  const first = firstHeld({ idle: [], held: blocking });
+  if (first !== undefined && !(force && blocking.every((entry) => forcible(entry.member)))) {
+    return {
+      kind: 'refuse',
+      refusal: { kind: 'start-refused', id, node: record.settings.name, ...first },
+    };
+  }
+  const members = [
+    ...clear.idle.map((member) => ({ member, forced: false })),
+    ...blocking.map((entry) => ({ member: entry.member, forced: true })),
+  ];
+  return members.length === 0 ? { kind: 'wait' } : { kind: 'stop', members };
 }
 
 /** Answers every start that can be answered now; the rest wait for a stop to end. */
@@ -100,7 +135,9 @@ export function settleStarts(books: Ledger, now: number, actions: Action[]): voi
         break;
       case 'stop': {
         const group = record.settings.group;
-        actions.push(books.stop(decision.member, 'swap', now, group, decision.forced));
+        for (const { member, forced } of decision.members) {
+          actions.push(books.stop(member, 'swap', now, group, forced));
+        }
         break;
       }
       case 'refuse':

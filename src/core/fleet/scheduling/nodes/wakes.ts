@@ -11,22 +11,40 @@
  * Scale-out (docs/design.md D25, opt-in per node): when every ready node for the model is full and
  * requests wait, one more candidate that allows it is started, unless one is already coming. It
  * never evicts a group member: a swap is for a model nothing serves, not for more of one served.
+ *
+ * Exclusive groups (exclusive.ts, docs/design.md D31): a candidate whose start would put it beside
+ * a clashing group's member is woken only once those have stopped; a candidate that needs no stop
+ * goes first, then one whose clashing members may all stop now (each stopped at once), then a
+ * swap in a full group. Scale-out never stops a clashing member either.
  */
 import { wakeOrder } from '../../routing/wake-choice.ts';
 import type { HoldReason } from '../types.ts';
-import { type GroupView, hasSpace, holder, holders, makingRoom, victim } from './groups.ts';
+import { type Clearance, clearance, firstHeld, isClear } from './exclusive.ts';
+import {
+  groupOfIn,
+  type GroupView,
+  hasSpace,
+  holder,
+  holders,
+  makingRoom,
+  victim,
+} from './groups.ts';
 import { comingFor, type NodeRecord, readyFor, wakeableFor } from './nodes.ts';
 
 export type Plan =
   | { readonly kind: 'serving' }
   | { readonly kind: 'coming'; readonly node: string }
   | { readonly kind: 'wake'; readonly node: NodeRecord }
-  /** `node`: the first candidate in the group, which the next plan wakes once `victim` stops. */
+  /**
+   * `node`: the candidate the next plan wakes once `victims` stop: one member of its full `group`,
+   * or (`exclusive`) the clashing members of other groups (exclusive.ts).
+   */
   | {
       readonly kind: 'swap';
-      readonly victim: NodeRecord;
+      readonly victims: readonly NodeRecord[];
       readonly group: string;
       readonly node: NodeRecord;
+      readonly exclusive?: true;
     }
   | {
       readonly kind: 'blocked';
@@ -39,7 +57,8 @@ export type Plan =
 export interface PlanContext {
   /** Every node, in file order. */
   readonly records: readonly NodeRecord[];
-  readonly groupOf: (record: NodeRecord) => GroupView | undefined;
+  /** Every declared group, in file order. */
+  readonly groups: ReadonlyMap<string, GroupView>;
   /** Requests waiting here that the node would serve. */
   readonly queuedFor: (record: NodeRecord) => number;
   readonly now: number;
@@ -90,14 +109,29 @@ export function planFor(context: PlanContext, model: string, since: number): Pla
   }
   const order = candidates(context, model, since);
   const full = new Map<GroupView, NodeRecord>();
+  const clashing: {
+    readonly node: NodeRecord;
+    readonly group: GroupView;
+    readonly clear: Clearance;
+  }[] = [];
   for (const record of order) {
-    const group = context.groupOf(record);
+    const group = groupOfIn(context.groups, record);
     if (group === undefined || hasSpace(group)) {
-      return { kind: 'wake', node: record };
-    }
-    if (!full.has(group)) {
+      const clear = clearance(context.groups, group, context.queuedFor, context.now);
+      if (isClear(clear)) {
+        return { kind: 'wake', node: record };
+      }
+      if (group !== undefined) {
+        clashing.push({ node: record, group, clear });
+      }
+    } else if (!full.has(group)) {
       full.set(group, record);
     }
+  }
+  const clearing = clashing.find((entry) => entry.clear.idle.length > 0);
+  if (clearing !== undefined) {
+    const { node, group, clear } = clearing;
+    return { kind: 'swap', victims: clear.idle, group: group.name, node, exclusive: true };
   }
   for (const [group, first] of full) {
     if (makingRoom(group)) {
@@ -111,7 +145,7 @@ export function planFor(context: PlanContext, model: string, since: number): Pla
     }
     const chosen = victim(group, context.queuedFor, context.now);
     if (chosen !== undefined) {
-      return { kind: 'swap', victim: chosen, group: group.name, node: first };
+      return { kind: 'swap', victims: [chosen], group: group.name, node: first };
     }
   }
   const [blocking] = full.keys();
@@ -121,6 +155,13 @@ export function planFor(context: PlanContext, model: string, since: number): Pla
       group: blocking.name,
       hold: holder(blocking, context.queuedFor, context.now),
     };
+  }
+  const [waiting] = clashing;
+  if (waiting !== undefined) {
+    const held = firstHeld(waiting.clear);
+    return held === undefined
+      ? { kind: 'blocked', group: waiting.group.name, hold: undefined }
+      : { kind: 'blocked', group: held.group, hold: held };
   }
   // A node being stopped that would serve the model again once woken, by us (a swap, an idle
   // stop) or, as its own status says, by someone else (another gateway): the request waits for
@@ -153,7 +194,12 @@ export function scaleOutFor(
     return undefined;
   }
   return candidates(context, model, since).find((record) => {
-    const group = context.groupOf(record);
-    return record.settings.scaleOut && (group === undefined || hasSpace(group));
+    const group = groupOfIn(context.groups, record);
+    return (
+      record.settings.scaleOut &&
+      (group === undefined ||
+        (hasSpace(group) &&
+          isClear(clearance(context.groups, group, context.queuedFor, context.now))))
+    );
   });
 }
