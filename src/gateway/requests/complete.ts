@@ -1,6 +1,6 @@
 /**
  * One model-addressed request (spec §4.2 rules 2–5, docs/design.md D25): read the body, find its
- * model, have the scheduler place it from the kept snapshots (at once, or after a wait for a slot
+ * model (a JSON body's, or a multipart form's `model` field: form-body.ts), have the scheduler place it from the kept snapshots (at once, or after a wait for a slot
  * or a wake, with progress for streams), and proxy. The reply headers say where it went and how
  * long the gateway, the wait and a wake took.
  */
@@ -11,6 +11,8 @@ import { GatewayError } from '../../core/http/gateway-error.ts';
 import { rewriteBody } from '../http/body-rewrite.ts';
 import type { Caller } from '../http/caller-rights.ts';
 import { checkModelAllowed } from '../http/caller-scope.ts';
+import { readForm } from '../http/form-body.ts';
+import { formBoundary } from '../http/multipart-model.ts';
 import { proxiedReplyHeaders } from '../http/reply-headers.ts';
 import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
@@ -86,9 +88,14 @@ export async function complete(
   response: ServerResponse,
   context: RequestContext,
 ): Promise<void> {
-  const body = await readBody(request);
+  // docs/design.md D31 "Forms": a multipart body is routed by its `model` form field.
+  const boundary = formBoundary(request.headers['content-type']);
+  const form =
+    boundary === undefined ? undefined : await readForm(request, boundary, MAX_BODY_BYTES);
+  const body = form?.body ?? (await readBody(request));
   const arrived = performance.now();
-  const { model, streaming, prompt } = modelRequestOf(body);
+  const { model, streaming, prompt } =
+    form === undefined ? modelRequestOf(body) : { ...form, streaming: false, prompt: undefined };
   context.model = model;
   checkModelAllowed(context.caller, model);
   // docs/design.md D31: a variant is placed as its model is.
