@@ -125,7 +125,7 @@ describe('swapping', () => {
     });
   });
 
-  it('makes a swap group a group of one, and lists what exclusive did', () => {
+  it('makes a swap group a group of one, carrying exclusive (llama-swap: on by default)', () => {
     const text = yamlLines(
       'models:',
       ...model('a'),
@@ -138,18 +138,38 @@ describe('swapping', () => {
     );
     expect(fleetOf(text)).toEqual({
       gateway: GATEWAY,
-      groups: { default: { max: 1, minResidency: '0s' } },
+      groups: {
+        default: { max: 1, minResidency: '0s', exclusive: true },
+        // llama-swap's group for the models no group names: it swaps, exclusively.
+        'default-2': { max: 1, minResidency: '0s', exclusive: true },
+      },
       nodes: [
         { name: 'a', kind: 'local', file: 'a/Svcfile', group: 'default' },
         { name: 'b', kind: 'local', file: 'b/Svcfile', group: 'default' },
         { name: 'c', kind: 'local', file: 'c/Svcfile' },
-        { name: 'd', kind: 'local', file: 'd/Svcfile' },
+        { name: 'd', kind: 'local', file: 'd/Svcfile', group: 'default-2' },
       ],
     });
-    expect(lossesOf(plan(text))).toEqual([
-      "groups.default.exclusive: not carried yet: a fleet-file group's exclusive: true will carry it (until then svc groups never stop each other's members)",
-      "the models in no group (llama-swap runs them as an exclusive group): not carried yet: a fleet-file group's exclusive: true will carry it (until then svc groups never stop each other's members)",
-    ]);
+    expect(lossesOf(plan(text))).toEqual([]);
+  });
+
+  it('carries persistent, and a swap: false group as large as its members', () => {
+    const text = yamlLines(
+      'models:',
+      ...model('a'),
+      ...model('b'),
+      ...model('c'),
+      'groups:',
+      '  big: {members: [a]}',
+      '  forever: {swap: false, exclusive: false, persistent: true, members: [b, c]}',
+    );
+    expect(fleetOf(text)).toMatchObject({
+      groups: {
+        big: { max: 1, minResidency: '0s', exclusive: true },
+        forever: { max: 2, minResidency: '0s', persistent: true },
+      },
+    });
+    expect(lossesOf(plan(text))).toEqual([]);
   });
 
   it('reduces a matrix to one model at a time, saying so', () => {
@@ -209,7 +229,6 @@ describe('swapping', () => {
       'groups.group1.members llama: no model has that id',
       'groups.forever.swapp: not a llama-swap key: did you mean swap?',
       'groups.forever.members qwen-unlisted: no model has that id',
-      "groups.forever.persistent: not carried yet: a fleet-file group's persistent: true will carry it",
     ]);
   });
 });

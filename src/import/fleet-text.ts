@@ -162,7 +162,10 @@ export function fleetText(
           // llama-swap swaps as soon as another model is asked for; svc's default residency
           // (docs/design.md D26, 30 s) would make an imported fleet wait where llama-swap did not.
           groups: Object.fromEntries(
-            [...groups.groups].map(([name, max]) => [name, { max, minResidency: '0s' }]),
+            [...groups.groups].map(([name, { max, ...flags }]) => [
+              name,
+              { max, minResidency: '0s', ...flags },
+            ]),
           ),
         }),
     nodes: nodes.map((node) =>

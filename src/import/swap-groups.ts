@@ -1,17 +1,25 @@
 /**
- * llama-swap's swapping → svc groups (docs/design.md D26). llama-swap runs one model of a `swap:
- * true` group at a time, and puts every model no group names into a default group that swaps; an
- * svc group of `max: 1` does the same. A `swap: false` group runs its members together, which svc
- * does without a group. What svc groups cannot do is listed: an `exclusive` group stops the
- * other groups' models when one of its own starts (svc groups never stop each other's members),
- * and a `matrix` of sets that may run together is reduced to one model at a time. Pure.
+ * llama-swap's swapping → svc groups (docs/design.md D26, D31). llama-swap runs one model of a
+ * `swap: true` group at a time, and puts every model no group names into a default group that
+ * swaps exclusively; an svc group of `max: 1` does the same. A `swap: false` group runs its members
+ * together: a group as large as its members. `exclusive` (llama-swap's default: true) and
+ * `persistent` carry as the svc group's own, wherever another group runs beside it (alone, they
+ * change nothing, and a group of one swapping member is not written). A `matrix` of sets that may
+ * run together is reduced to one model at a time, and listed. Pure.
  */
 import type { ConfigYaml } from './config-yaml.ts';
 import { type NotCarried, unknownKey } from './not-carried.ts';
 
+/** One svc group as the fleet file gets it. */
+export interface PlannedGroup {
+  readonly max: number;
+  readonly exclusive?: true;
+  readonly persistent?: true;
+}
+
 export interface GroupPlan {
-  /** svc group name → max running members. */
-  readonly groups: ReadonlyMap<string, number>;
+  /** svc group name → its settings. */
+  readonly groups: ReadonlyMap<string, PlannedGroup>;
   /** Model id → its svc group. */
   readonly groupOf: ReadonlyMap<string, string>;
   readonly losses: readonly NotCarried[];
@@ -122,22 +130,20 @@ export function groupPlan(
   yaml: ConfigYaml,
   problem: (message: string) => void,
 ): GroupPlan {
-  const groups = new Map<string, number>();
+  const groups = new Map<string, PlannedGroup>();
   const groupOf = new Map<string, string>();
   const losses: NotCarried[] = [];
-  const oneAtATime = (name: string, members: readonly string[]): void => {
-    const running = members.filter((id) => imported.includes(id));
-    // A group of one member limits nothing, so none is written.
-    if (running.length > 1) {
-      groups.set(name, 1);
-      for (const id of running) {
-        groupOf.set(id, name);
-      }
+  const place = (name: string, running: readonly string[], settings: PlannedGroup): void => {
+    groups.set(name, settings);
+    for (const id of running) {
+      groupOf.set(id, name);
     }
   };
 
   if (config['matrix'] !== undefined) {
-    oneAtATime('default', imported);
+    if (imported.length > 1) {
+      place('default', imported, { max: 1 });
+    }
     losses.push({
       what: 'matrix',
       why: 'svc runs one of these models at a time (group "default", max 1): the sets of models that may run together, and their evict costs, have no svc equivalent',
@@ -165,27 +171,18 @@ export function groupPlan(
         ]
       : []),
   ];
-  for (const group of all) {
-    if (group.swap) {
-      oneAtATime(group.name, group.members);
-    }
-  }
   const running = all.filter((group) => group.members.some((id) => imported.includes(id)));
   for (const group of running) {
-    if (group.exclusive && running.length > 1) {
-      losses.push({
-        what: declared.includes(group)
-          ? `groups.${group.name}.exclusive`
-          : 'the models in no group (llama-swap runs them as an exclusive group)',
-        why: "not carried yet: a fleet-file group's exclusive: true will carry it (until then svc groups never stop each other's members)",
-      });
+    const members = group.members.filter((id) => imported.includes(id));
+    // Beside no other group, exclusive and persistent change nothing.
+    const beside = running.length > 1;
+    const flags = {
+      ...(beside && group.exclusive ? { exclusive: true as const } : {}),
+      ...(beside && group.persistent === true ? { persistent: true as const } : {}),
+    };
+    if ((group.swap && members.length > 1) || Object.keys(flags).length > 0) {
+      place(group.name, members, { max: group.swap ? 1 : members.length, ...flags });
     }
-  }
-  for (const group of declared.filter((entry) => entry.persistent === true)) {
-    losses.push({
-      what: `groups.${group.name}.persistent`,
-      why: "not carried yet: a fleet-file group's persistent: true will carry it",
-    });
   }
   return { groups, groupOf, losses };
 }
