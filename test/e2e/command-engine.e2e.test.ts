@@ -6,6 +6,7 @@
  * have sent SIGTERM. Through `svc serve` (and its `-n`), and through `svc up` with a local node
  * whose port the gateway chose.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { chat } from '../support/http/chat.ts';
+import { arrivedIntact, encodeForm } from '../support/http/form.ts';
 import { freePort } from '../support/http/net.ts';
 import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
 import { alive, killSurvivorsAfterTest } from '../support/processes/process-tree.ts';
@@ -78,35 +80,44 @@ describe('PROVIDER command through svc serve', () => {
   });
 });
 
+/** `svc up` in a fresh directory whose fleet is one local command node, `whisper`. */
+async function upWithCommandNode(): Promise<{
+  readonly dir: string;
+  readonly url: string;
+  readonly up: ReturnType<typeof startProcess>;
+}> {
+  const dir = await tempDir();
+  const port = await freePort();
+  const configDir = join(dir, 'config');
+  await writeFile(join(dir, 'whisper.svc'), svcfile());
+  await writeFile(
+    join(dir, 'fleet.yaml'),
+    [
+      'gateway:',
+      `  url: http://127.0.0.1:${port}`,
+      '  tokenEnv: GATEWAY_TOKEN',
+      'nodes:',
+      '  - {name: whisper, kind: local, file: whisper.svc}',
+      '',
+    ].join('\n'),
+  );
+  const up = startProcess(SVC, ['up'], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      PATH: testPath(),
+      SVC_API_TOKEN: GATEWAY_TOKEN,
+      SVC_CONFIG_DIR: configDir,
+      SVC_LOG_LEVEL: 'warn',
+    },
+  });
+  await up.waitFor(/local nodes whisper: engines run by this gateway/);
+  return { dir, url: `http://127.0.0.1:${port}`, up };
+}
+
 describe('PROVIDER command through svc up (a local node)', () => {
   it('is started on a port the gateway chose, health-checked, answered, and stopped with its STOP', async () => {
-    const dir = await tempDir();
-    const port = await freePort();
-    const configDir = join(dir, 'config');
-    await writeFile(join(dir, 'whisper.svc'), svcfile());
-    await writeFile(
-      join(dir, 'fleet.yaml'),
-      [
-        'gateway:',
-        `  url: http://127.0.0.1:${port}`,
-        '  tokenEnv: GATEWAY_TOKEN',
-        'nodes:',
-        '  - {name: whisper, kind: local, file: whisper.svc}',
-        '',
-      ].join('\n'),
-    );
-    const up = startProcess(SVC, ['up'], {
-      cwd: dir,
-      env: {
-        ...process.env,
-        PATH: testPath(),
-        SVC_API_TOKEN: GATEWAY_TOKEN,
-        SVC_CONFIG_DIR: configDir,
-        SVC_LOG_LEVEL: 'warn',
-      },
-    });
-    await up.waitFor(/local nodes whisper: engines run by this gateway/);
-    const url = `http://127.0.0.1:${port}`;
+    const { dir, url, up } = await upWithCommandNode();
     // The request wakes the node: COMMAND runs on a free port, HEALTH says when it is ready.
     const reply = await chat(url, { model: 'whisper-1' }, { headers: authorized() });
     expect(reply.status).toBe(200);
@@ -137,6 +148,48 @@ describe('PROVIDER command through svc up (a local node)', () => {
     expect(log).toContain(`command-server: sent SIGINT to ${record.pid}`);
     expect(log).toContain('command-server: stopped by SIGINT');
     expect(log).not.toContain('stopped by SIGTERM');
+    process.kill(up.pid, 'SIGINT');
+    expect(await up.exited()).toBe(0);
+  });
+});
+
+describe('a multipart form through svc up to a PROVIDER command node (docs/design.md D31)', () => {
+  it('is routed by its model field and arrives byte for byte; a late or missing model is refused', async () => {
+    const { url, up } = await upWithCommandNode();
+    // A few MB of audio that is no text: every byte value, in a pattern no boundary repeats.
+    const audio = new Blob([randomBytes(3 * 1024 * 1024)], { type: 'audio/wav' });
+    const send = async (form: { body: Buffer; type: string }, path = 'transcriptions') =>
+      fetch(`${url}/v1/audio/${path}`, {
+        method: 'POST',
+        headers: { ...authorized(), 'content-type': form.type },
+        body: form.body,
+      });
+    const form = await encodeForm([
+      ['model', 'whisper-1'],
+      ['file', audio],
+      ['response_format', 'json'],
+    ]);
+    const reply = await send(form);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-svc-node')).toBe('whisper');
+    expect(await reply.json()).toEqual(arrivedIntact(form, 'stand in'));
+
+    const late = await send(
+      await encodeForm([
+        ['file', audio],
+        ['model', 'whisper-1'],
+      ]),
+      'translations',
+    );
+    expect(late.status).toBe(413);
+    expect(await late.text()).toContain('within its first 1048576 bytes (1 MiB)');
+    const none = await send(await encodeForm([['language', 'en']]));
+    expect(none.status).toBe(400);
+    expect(await none.text()).toContain('add a form field named \\"model\\"');
+    const record = JSON.parse(readFileSync(localNodeFile(up, 'whisper', 'engine.pid'), 'utf8')) as {
+      pid: number;
+    };
+    killSurvivorsAfterTest([record.pid]);
     process.kill(up.pid, 'SIGINT');
     expect(await up.exited()).toBe(0);
   });
