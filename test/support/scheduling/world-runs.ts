@@ -6,7 +6,29 @@
 import fc from 'fast-check';
 
 import type { Action } from '../../../src/core/fleet/scheduling/types.ts';
-import { type Command, SchedulingWorld, type WorldSpec } from './scheduling-world.ts';
+import {
+  type Command,
+  type NodeSpec,
+  SchedulingWorld,
+  type WorldSpec,
+} from './scheduling-world.ts';
+
+/** A node of model m0 or m1 in the group `group` draws, named by its place once the fleet is drawn. */
+export function nodeSpecOf(group: fc.Arbitrary<string | undefined>): fc.Arbitrary<NodeSpec> {
+  return fc.record({
+    name: fc.constant(''),
+    model: fc.constantFrom('m0', 'm1'),
+    slots: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+    group,
+    idleStopMs: fc.option(fc.constantFrom(5_000, 30_000), { nil: undefined }),
+    keepWarm: fc.boolean(),
+    scaleOut: fc.boolean(),
+    startMs: fc.integer({ min: 100, max: 5_000 }),
+    stopMs: fc.integer({ min: 0, max: 3_000 }),
+    start: fc.constantFrom('ok', 'ok', 'ok', 'crash', 'hang'),
+    up: fc.boolean(),
+  }) as fc.Arbitrary<NodeSpec>;
+}
 
 export type Weights = Readonly<Record<Command['kind'], number>>;
 

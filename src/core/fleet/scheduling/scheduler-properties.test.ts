@@ -16,28 +16,16 @@ import { describe, expect, it } from 'vitest';
 import type { NodeSpec, WorldSpec } from '../../../../test/support/scheduling/scheduling-world.ts';
 import {
   commands,
+  nodeSpecOf,
   play,
   playNoting,
   type Weights,
 } from '../../../../test/support/scheduling/world-runs.ts';
 
-const MODELS = ['m0', 'm1'];
 const RUNS = 200;
 
 /** A node, named by its place once the fleet is drawn (so shrinking drops nodes cleanly). */
-const nodeSpec: fc.Arbitrary<NodeSpec> = fc.record({
-  name: fc.constant(''),
-  model: fc.constantFrom(...MODELS),
-  slots: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
-  group: fc.option(fc.constant('g'), { nil: undefined }),
-  idleStopMs: fc.option(fc.constantFrom(5_000, 30_000), { nil: undefined }),
-  keepWarm: fc.boolean(),
-  scaleOut: fc.boolean(),
-  startMs: fc.integer({ min: 100, max: 5_000 }),
-  stopMs: fc.integer({ min: 0, max: 3_000 }),
-  start: fc.constantFrom('ok', 'ok', 'ok', 'crash', 'hang'),
-  up: fc.boolean(),
-}) as fc.Arbitrary<NodeSpec>;
+const nodeSpec = nodeSpecOf(fc.option(fc.constant('g'), { nil: undefined }));
 
 /** A fleet; `oneGpu` puts every node in the one group. */
 function worldSpec(oneGpu = false): fc.Arbitrary<WorldSpec> {

@@ -18,6 +18,7 @@ import type {
 import {
   commands,
   decision,
+  nodeSpecOf,
   play,
   type Weights,
 } from '../../../../../test/support/scheduling/world-runs.ts';
@@ -26,19 +27,7 @@ import type { Action, GroupSettings } from '../types.ts';
 const RUNS = 200;
 const GROUPS = ['x', 'p', 'q', undefined] as const;
 
-const nodeSpec: fc.Arbitrary<NodeSpec> = fc.record({
-  name: fc.constant(''),
-  model: fc.constantFrom('m0', 'm1'),
-  slots: fc.option(fc.integer({ min: 1, max: 2 }), { nil: undefined }),
-  group: fc.constantFrom(...GROUPS),
-  idleStopMs: fc.option(fc.constantFrom(5_000, 30_000), { nil: undefined }),
-  keepWarm: fc.boolean(),
-  scaleOut: fc.boolean(),
-  startMs: fc.integer({ min: 100, max: 5_000 }),
-  stopMs: fc.integer({ min: 0, max: 3_000 }),
-  start: fc.constantFrom('ok', 'ok', 'ok', 'crash', 'hang'),
-  up: fc.boolean(),
-}) as fc.Arbitrary<NodeSpec>;
+const nodeSpec = nodeSpecOf(fc.constantFrom(...GROUPS));
 
 const group = (extra: Partial<GroupSettings>): fc.Arbitrary<GroupSettings> =>
   fc
