@@ -5,14 +5,18 @@
  * is no engine svc knows (our stand-in server) with its `cmdStop`. The import exits 0; `svc up`
  * in the output directory finds the gateway and its generated token in the files the import
  * wrote, and answers each model through the real llama-server and the stand-in, an alias and a
- * `setParamsByID` name (docs/design.md D31) through the same engine with their own body.
+ * `setParamsByID` name (docs/design.md D31) through the same engine with their own body, and a
+ * transcription form to the stand-in byte for byte; the groups' exclusive and persistent flags
+ * are carried, and the stand-in's exclusive group stops the llama-server first.
  */
+import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { chat } from '../support/http/chat.ts';
+import { arrivedIntact, encodeForm } from '../support/http/form.ts';
 import { freePort } from '../support/http/net.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
@@ -116,6 +120,26 @@ describe('an imported llama-swap configuration', () => {
     expect(await whisper.json()).toMatchObject({
       choices: [{ message: { content: 'served by whisper' } }],
     });
+    // The imported PROVIDER command node takes a transcription form, byte for byte.
+    const audio = new Blob([randomBytes(2 * 1024 * 1024)], { type: 'audio/wav' });
+    const form = await encodeForm([
+      ['model', 'whisper'],
+      ['file', audio],
+    ]);
+    const transcribed = await fetch(`${url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': form.type },
+      body: form.body,
+    });
+    expect(transcribed.status).toBe(200);
+    expect(await transcribed.json()).toEqual(arrivedIntact(form, 'whisper'));
+    // llama-swap's groups carried (docs/design.md D31), exclusive by llama-swap's default: the
+    // whisper group's start stopped tiny's engine first, and its persistent group stays.
+    expect(fleet).toContain('  group1:\n    max: 1\n    minResidency: 0s\n    exclusive: true\n');
+    expect(fleet).toContain(
+      '  forever:\n    max: 1\n    minResidency: 0s\n    exclusive: true\n    persistent: true\n',
+    );
+    await expect(fetch(`http://127.0.0.1:${startPort}/health`)).rejects.toThrow();
     process.kill(up.pid, 'SIGINT');
     expect(await up.exited()).toBe(0);
     expect(up.output()).not.toContain(token);
