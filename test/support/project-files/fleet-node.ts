@@ -4,6 +4,7 @@ import type {
   FleetNode,
   LocalNode,
   RemoteNode,
+  UpstreamNode,
 } from '../../../src/core/fleet/file/fleet-file.ts';
 
 export function daemonNode(
@@ -56,4 +57,21 @@ export function asLocal(node: FleetNode | undefined): LocalNode {
     throw new Error(`expected a local node, got ${JSON.stringify(node)}`);
   }
   return node;
+}
+
+/** An upstream node (docs/design.md D30): a base URL serving `models`, never started or stopped. */
+export function upstreamNode(
+  name: string,
+  extra: Partial<Omit<UpstreamNode, 'kind'>> = {},
+): UpstreamNode {
+  return {
+    name,
+    kind: 'upstream',
+    url: 'http://127.0.0.1:9/v1',
+    models: { hosted: 'hosted' },
+    timeoutMs: 600_000,
+    wake: 'off',
+    ownWake: false,
+    ...extra,
+  };
 }

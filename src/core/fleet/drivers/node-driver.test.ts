@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../../test/support/project-files/fleet-node.ts';
+import { daemonNode, upstreamNode } from '../../../../test/support/project-files/fleet-node.ts';
 import type { FleetNode } from '../file/fleet-file.ts';
 import { byKind, type NodeDriver, type NodeReply, type NodeStatus } from './node-driver.ts';
 
@@ -77,5 +77,21 @@ describe('byKind (docs/design.md D21)', () => {
     });
     await withLogs.logs(node, { offset: 7 });
     expect(calls).toEqual(['daemon.logs gpu-a 7']);
+  });
+});
+
+describe('byKind and upstream nodes (docs/design.md D30)', () => {
+  it('sends an upstream node to the upstream driver, and says so where none was given', async () => {
+    const calls: string[] = [];
+    const hosted = upstreamNode('hosted');
+    const driver = byKind({
+      daemon: recording('daemon', calls),
+      remote: recording('remote', calls),
+      upstream: recording('upstream', calls),
+    });
+    await driver.status(hosted);
+    expect(calls).toEqual(['upstream.status hosted']);
+    const none = byKind({ daemon: recording('daemon', calls), remote: recording('remote', calls) });
+    expect(await none.status(hosted)).toMatchObject({ ok: false, outcome: 'unsupported' });
   });
 });

@@ -14,6 +14,7 @@ import type {
   FleetNode,
   LocalNode,
   RemoteNode,
+  UpstreamNode,
   Variables,
 } from '../file/fleet-file.ts';
 import type { NodeConfig } from '../file/model-name.ts';
@@ -174,6 +175,8 @@ export interface KindDrivers {
   readonly remote: NodeDriver<RemoteNode>;
   /** Absent where nothing runs local engines: their nodes answer `unsupported`. */
   readonly local?: NodeDriver<LocalNode>;
+  /** docs/design.md D30: a base URL svc never starts or stops; absent: its nodes answer `unsupported`. */
+  readonly upstream?: NodeDriver<UpstreamNode>;
 }
 
 /** The driver of a kind nothing here can reach: every call says so, naming the node. */
@@ -194,6 +197,8 @@ export function byKind(drivers: KindDrivers): FleetNodeDriver {
   const local =
     drivers.local ??
     unreachableKind<LocalNode>('a local node is run by the gateway, and none is reachable here');
+  const upstream =
+    drivers.upstream ?? unreachableKind<UpstreamNode>('no upstream driver was given here');
   // The node is narrowed by its kind before it reaches that kind's driver, so no driver is ever
   // handed a node of another kind.
   const call = <R>(
@@ -204,7 +209,9 @@ export function byKind(drivers: KindDrivers): FleetNodeDriver {
       ? run(drivers.daemon, node)
       : node.kind === 'remote'
         ? run(drivers.remote, node)
-        : run(local, node);
+        : node.kind === 'upstream'
+          ? run(upstream, node)
+          : run(local, node);
 
   return {
     status: (node, timeoutMs) => call(node, (driver, own) => driver.status(own, timeoutMs)),

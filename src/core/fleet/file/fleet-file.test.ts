@@ -200,7 +200,7 @@ describe('nodes', () => {
 
   it('refuses an unknown kind, naming it and the supported ones', () => {
     expect(problems(lines('nodes:', '  - {name: a, host: h, kind: docker}'))).toEqual([
-      'fleet.yaml: node "a" has kind "docker": supported kinds are "daemon", "remote" and "local"',
+      'fleet.yaml: node "a" has kind "docker": supported kinds are "daemon", "remote", "local" and "upstream"',
     ]);
   });
 

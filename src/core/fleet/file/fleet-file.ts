@@ -20,6 +20,7 @@ export type {
   FleetNode,
   LocalNode,
   RemoteNode,
+  UpstreamNode,
   WakePolicy,
 } from './fleet-node.ts';
 export type { FleetOperator } from './fleet-operator.ts';

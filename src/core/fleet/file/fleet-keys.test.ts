@@ -60,7 +60,7 @@ describe('unknown fleet-file keys', () => {
       'fleet.yaml: unknown key "tokenenv" in gateway (line 6): did you mean "tokenEnv"?',
       'fleet.yaml: unknown key "fille" in node "a" (line 10): did you mean "file"?',
       'fleet.yaml: unknown key "hots" in node "a" engine (line 12): did you mean "host"?',
-      'fleet.yaml: unknown key "sneaky" in node 2 (line 16): known keys here: name, kind, host, port, tokenEnv, engineTokenEnv, engine, file, tags, wake, instance-type, scaleOut, idleStop, keepWarm, group, wakeCommand, sleepCommand, keepCache, keepCacheMax, aliases, unlisted, params',
+      'fleet.yaml: unknown key "sneaky" in node 2 (line 16): known keys here: name, kind, host, port, tokenEnv, engineTokenEnv, engine, file, tags, wake, instance-type, scaleOut, idleStop, keepWarm, group, wakeCommand, sleepCommand, keepCache, keepCacheMax, aliases, unlisted, params, url, apiKeyEnv, models, slots, timeout',
       'fleet.yaml: node 2 has no name',
       'fleet.yaml: node "c": unknown wake policy "later": use "on" or "off"',
     ]);

@@ -52,6 +52,13 @@ const NODE_KEYS: KeyTable = {
   aliases: 'value',
   unlisted: 'value',
   params: { keys: { set: 'free', strip: 'value' } },
+  // docs/design.md D30: an upstream node's own keys (fleet-upstream.ts); `models` is a list or a
+  // map of served name to the upstream's model id.
+  url: 'value',
+  apiKeyEnv: 'value',
+  models: 'free',
+  slots: 'value',
+  timeout: 'value',
 };
 
 // docs/design.md D29: who may use the gateway (fleet-callers.ts).

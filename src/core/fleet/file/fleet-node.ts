@@ -8,6 +8,7 @@
  */
 import { instanceTypeProblem } from '../../contract/deploy-config.ts';
 import { remoteNameProblem } from '../../remote/names.ts';
+import { refuseUpstreamKeys, type UpstreamParts, upstreamParts } from './fleet-upstream.ts';
 import { type EngineOverride, engineOverride, isRecord, tagsOf } from './node-fields.ts';
 import { type NodeKeepCache, nodeKeepCacheOf } from './node-keep-cache.ts';
 import { type NodeNames, nodeNamesOf } from './node-names.ts';
@@ -67,8 +68,11 @@ export interface LocalNode extends NodeCommon {
   readonly file: string;
 }
 
+/** docs/design.md D30: a base URL svc never starts or stops, so its wake is always off. */
+export interface UpstreamNode extends NodeCommon, UpstreamParts {}
+
 /** One node of a fleet file, by kind (docs/design.md D21): a kind carries only its own fields. */
-export type FleetNode = DaemonNode | RemoteNode | LocalNode;
+export type FleetNode = DaemonNode | RemoteNode | LocalNode | UpstreamNode;
 
 export interface NodeParseContext {
   readonly problem: (message: string) => void;
@@ -258,15 +262,20 @@ export function parseNode(
 ): FleetNode | undefined {
   const { problem } = context;
   const kind = raw['kind'] ?? 'daemon';
+  const tags = tagsOf(raw, name, problem);
+  if (kind === 'upstream') {
+    const parts = upstreamParts(raw, name, context);
+    return { name, ...parts, ...(tags === undefined ? {} : { tags }), wake: 'off', ownWake: false };
+  }
   if (kind !== 'daemon' && kind !== 'remote' && kind !== 'local') {
     problem(
-      `node "${name}" has kind ${JSON.stringify(kind)}: supported kinds are "daemon", "remote" and "local"`,
+      `node "${name}" has kind ${JSON.stringify(kind)}: supported kinds are "daemon", "remote", "local" and "upstream"`,
     );
     return undefined;
   }
+  refuseUpstreamKeys(raw, name, kind, problem);
   const parts = KIND_PARTS[kind](raw, name, context);
   const engine = engineOverride(raw, name, problem);
-  const tags = tagsOf(raw, name, problem);
   if (raw['file'] !== undefined && (typeof raw['file'] !== 'string' || raw['file'] === '')) {
     problem(`node "${name}": file must be a path to the node's Svcfile`);
   }

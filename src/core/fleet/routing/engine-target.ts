@@ -60,6 +60,16 @@ export function engineTarget(
   fleetPath: string,
 ): EngineTarget | Unusable {
   const { node, status } = snapshot;
+  if (node.kind === 'upstream') {
+    // docs/design.md D30: its base URL is where OpenAI's /v1 ends; its key is sent by the relay.
+    const url = new URL(node.url);
+    return {
+      node,
+      baseUrl: node.url,
+      origin: url.origin,
+      pathPrefix: url.pathname.replace(/\/+$/, ''),
+    };
+  }
   const engine = status.engine;
   const override = node.engine;
   if (loopbackOnly(snapshot)) {
