@@ -76,6 +76,7 @@ const concreteDrivers = [
   { module: 'remote-driver', importers: ['by-kind.ts', 'remote-driver.test.ts'] },
   { module: 'local-driver', importers: ['by-kind.ts', 'local-driver.test.ts'] },
   { module: 'gateway-local-driver', importers: ['by-kind.ts', 'gateway-local-driver.test.ts'] },
+  { module: 'upstream-driver', importers: ['by-kind.ts', 'upstream-driver.test.ts'] },
   // The daemon's control-API client is the daemon driver's own half.
   { module: 'node-client', importers: ['daemon-driver.ts', 'node-client.test.ts'] },
 ];

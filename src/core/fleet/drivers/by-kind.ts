@@ -16,6 +16,7 @@ import {
   type GatewayNodeAct,
 } from './node-driver.ts';
 import { remoteDriver, type RemoteDriverOptions } from './remote-driver.ts';
+import { upstreamDriver } from './upstream-driver.ts';
 
 export interface FleetDriverOptions extends RemoteDriverOptions {
   /** The local nodes' engines, where this process supervises them (the gateway). */
@@ -31,6 +32,7 @@ export function fleetDriver(
   return byKind({
     daemon: daemonDriver(context),
     remote: remoteDriver(context, remote),
+    upstream: upstreamDriver(),
     // docs/design.md D27: the gateway drives its own local engines; anyone else asks that gateway.
     ...(local !== undefined
       ? {
