@@ -7,6 +7,7 @@
 import { corsOrigins } from '../../http/cors.ts';
 import { failed, ok, type Result } from '../../project/diagnostics.ts';
 import { callersOf, type FleetCaller } from './fleet-callers.ts';
+import { fallbacksOf, type FleetFallback } from './fleet-fallbacks.ts';
 import { type FleetNode, isRecord, parseNode, wakeOf, type WakePolicy } from './fleet-node.ts';
 import { type FleetOperator, operatorOf } from './fleet-operator.ts';
 import { type FleetScheduling, fleetSchedulingOf } from './fleet-scheduling.ts';
@@ -14,6 +15,7 @@ import { type FleetVariant, variantsOf } from './fleet-variants.ts';
 import { readFleetYaml } from './fleet-yaml.ts';
 
 export type { CallerPriority, FleetCaller } from './fleet-callers.ts';
+export type { FallbackReason, FleetFallback } from './fleet-fallbacks.ts';
 export type {
   DaemonNode,
   EngineOverride,
@@ -65,6 +67,8 @@ export interface Fleet extends FleetScheduling {
   readonly callers?: readonly FleetCaller[];
   /** `variants` (docs/design.md D31): further names with their own request presets. */
   readonly variants?: readonly FleetVariant[];
+  /** `fallbacks` by model (docs/design.md D30); absent: none. */
+  readonly fallbacks?: ReadonlyMap<string, FleetFallback>;
 }
 
 /** The fleet file's `gateway` section: where agents reach the fleet and the token they present. */
@@ -278,6 +282,7 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
   });
   const scheduling = fleetSchedulingOf(document, nodes, problem);
   const variants = variantsOf(document['variants'], nodes, problem);
+  const fallbacks = fallbacksOf(document['fallbacks'], nodes, problem);
   if (problems.length > 0) {
     return failed(problems, 'ERR_FLEET');
   }
@@ -294,5 +299,6 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
     ...(operator === undefined ? {} : { operator }),
     ...(callers === undefined ? {} : { callers }),
     ...(variants === undefined || variants.length === 0 ? {} : { variants }),
+    ...(fallbacks === undefined ? {} : { fallbacks }),
   });
 }

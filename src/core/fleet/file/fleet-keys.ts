@@ -104,6 +104,8 @@ export const FLEET_KEYS: KeyTable = {
   callers: { each: { keys: CALLER_KEYS }, label: 'caller' },
   // docs/design.md D31: further names on another name's node (fleet-variants.ts).
   variants: { named: { keys: { model: 'value', set: 'free', strip: 'value' } } },
+  // docs/design.md D30: per model, the upstream node answering instead (fleet-fallbacks.ts).
+  fallbacks: { named: { keys: { to: 'value', when: 'value' } } },
 };
 
 /**
