@@ -90,6 +90,26 @@ describe('docs/fleet-file.md', () => {
     });
   });
 
+  it('has a laptop example: a local small model, the big one on a hosted API under its own id', () => {
+    const fleet = parsedExample('a hosted big model beside a local small one');
+    const hosted = fleet.nodes.find((node) => node.kind === 'upstream');
+    expect(hosted).toMatchObject({
+      name: 'hosted',
+      url: 'https://openrouter.ai/api/v1',
+      apiKeyEnv: 'OPENROUTER_KEY',
+      models: { big: 'meta-llama/llama-3.3-70b-instruct' },
+    });
+  });
+
+  it('has a GPU-box example answering from a hosted copy while its engine wakes', () => {
+    const fleet = parsedExample('a GPU box answering from a hosted copy');
+    expect(fleet.fallbacks).toEqual(new Map([['qwen', { to: 'hosted', when: ['waking'] }]]));
+    expect(fleet.nodes.find((node) => node.name === 'hosted')).toMatchObject({
+      slots: 8,
+      timeoutMs: 120_000,
+    });
+  });
+
   it.each(examples.map((text) => [text.split('\n')[0], text]))('parses %s', (_title, text) => {
     expect(parsedText(text).nodes.length).toBeGreaterThan(0);
   });
