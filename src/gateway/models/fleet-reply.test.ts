@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
+import { daemonNode, upstreamNode } from '../../../test/support/project-files/fleet-node.ts';
 import { parseFleet } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { inFlightReadout, NO_SCHEDULING, type SchedulingReadout } from '../scheduling-readout.ts';
@@ -184,5 +184,25 @@ describe('the /v1/fleet body', () => {
       { name: 'd', kind: 'daemon', state: 'unreachable', detail: 'refused', inFlight: 3 },
     ]);
     expect(Object.keys(reply)).toEqual(['queued', 'nodes']);
+  });
+
+  it('shows an upstream node by kind, state and models: never its key, URL or an engine', () => {
+    const key = 'sk-never-in-a-reply';
+    const node = upstreamNode('hosted', {
+      apiKey: key,
+      apiKeyEnv: 'HOSTED_KEY',
+      models: { big: 'v/big' },
+    });
+    const snapshots: NodeSnapshot[] = [
+      { node, ok: true, status: { state: 'running', runner: 'upstream', slots: 8 } },
+      { node: { ...node, name: 'gone' }, ok: false, outcome: 'unauthorized', detail: 'HTTP 401' },
+    ];
+    const reply = fleetReply({}, snapshots, new Map(), NOW);
+    expect(reply['nodes']).toEqual([
+      { name: 'hosted', kind: 'upstream', state: 'running', models: ['big'] },
+      { name: 'gone', kind: 'upstream', state: 'unreachable', models: ['big'], detail: 'HTTP 401' },
+    ]);
+    expect(JSON.stringify(reply)).not.toContain(key);
+    expect(JSON.stringify(reply)).not.toContain('HOSTED_KEY');
   });
 });

@@ -56,6 +56,9 @@ function nodeEntry(
     ...(group === undefined ? {} : { group }),
     ...(problem === undefined ? {} : { problems: problem }),
   };
+  if (snapshot.node.kind === 'upstream') {
+    return { ...base, ...upstreamFields(snapshot) };
+  }
   if (!snapshot.ok) {
     return { ...base, state: snapshot.outcome, detail: snapshot.detail };
   }
@@ -78,6 +81,21 @@ function nodeEntry(
     // A stopped engine has no slots in use or to offer: what its status keeps is stale.
     ...(running ? capacityOf(status) : {}),
     ...localEngine(snapshot.node.kind, running, status.engine),
+  };
+}
+
+/**
+ * docs/design.md D30: an upstream node's state (`running` while it answers, else `unreachable`,
+ * with why) and the names it serves; never its key, nor an
+ * engine, which svc does not run for it.
+ */
+function upstreamFields(snapshot: NodeSnapshot): Record<string, unknown> {
+  const models = snapshot.node.kind === 'upstream' ? Object.keys(snapshot.node.models) : [];
+  const answers = snapshot.ok && snapshot.status.state === 'running';
+  return {
+    state: answers ? 'running' : 'unreachable',
+    models,
+    ...(snapshot.ok ? {} : { detail: snapshot.detail }),
   };
 }
 
