@@ -143,10 +143,10 @@ function chosenOf(books: Ledger, model: string, now: number): Chosen {
   switch (arrival.kind) {
     case 'dispatch':
       return {
-        action: 'serve',
+        action: arrival.fallback === undefined ? 'serve' : 'fallback',
         node: arrival.node.settings.name,
         stops: [],
-        reason: `"${arrival.node.settings.name}" serves ${model} and has a free slot`,
+        reason: `"${arrival.node.settings.name}" serves ${model} and has a free slot${arrival.fallback === undefined ? '' : ` (its fallback: ${arrival.fallback})`}`,
       };
     case 'refuse':
       // A route is asked with every right: `wake_not_allowed` (docs/design.md D29) is no answer

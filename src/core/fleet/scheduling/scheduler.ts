@@ -27,7 +27,7 @@ import { upkeep } from './nodes/node-upkeep.ts';
 import { isUp, readyFor } from './nodes/nodes.ts';
 import { settleStarts } from './nodes/starts.ts';
 import { planFor, scaleOutFor } from './nodes/wakes.ts';
-import { arrivalOf, placeNow } from './requests/arrival.ts';
+import { arrivalOf, placeNow, withFallback } from './requests/arrival.ts';
 import { deadlineOf, expiryOf } from './requests/deadlines.ts';
 import { inFlightOf, type NodeInFlight } from './requests/in-flight-of.ts';
 import type { Waiting } from './requests/queue.ts';
@@ -183,8 +183,8 @@ export class Scheduler {
     const arrival = arrivalOf(books, this.settings.prefer, request, now);
     switch (arrival.kind) {
       case 'dispatch':
-        actions.push(books.dispatch(entry, arrival.node, now));
-        return undefined;
+        actions.push(withFallback(books.dispatch(entry, arrival.node, now), arrival));
+        return arrival.fallback === undefined ? undefined : request.model;
       case 'refuse':
         if (arrival.reason === 'no_node') {
           actions.push(books.reject(entry, 'no_node', now));

@@ -11,7 +11,7 @@ import type { GroupSettings, QueueLimits } from './types.ts';
 /** What of a fleet file the scheduler reads. */
 export type FleetSchedulingSource = Pick<
   Fleet,
-  'nodes' | 'prefer' | 'queue' | 'affinity' | 'scaleOut' | 'idleStopMs' | 'groups'
+  'nodes' | 'prefer' | 'queue' | 'affinity' | 'scaleOut' | 'idleStopMs' | 'groups' | 'fallbacks'
 >;
 
 function limits(written: FleetQueueLimits): Partial<QueueLimits> {
@@ -25,13 +25,18 @@ export function schedulerOptionsOf(
   fleet: FleetSchedulingSource,
   wakeTimeoutMs: number,
 ): SchedulerOptions {
-  const nodes = fleet.nodes.map((node): NodeOptions => ({
-    name: node.name,
-    ...(node.group === undefined ? {} : { group: node.group }),
-    ...(node.idleStopMs === undefined ? {} : { idleStopMs: node.idleStopMs }),
-    ...(node.keepWarm === undefined ? {} : { keepWarm: node.keepWarm }),
-    ...(node.scaleOut === undefined ? {} : { scaleOut: node.scaleOut }),
-  }));
+  const nodes = fleet.nodes.map((node): NodeOptions =>
+    // docs/design.md D30: an upstream node is never started, stopped or woken by the scheduler.
+    node.kind === 'upstream'
+      ? { name: node.name, upstream: Object.keys(node.models), idleStopMs: 'off', scaleOut: false }
+      : {
+          name: node.name,
+          ...(node.group === undefined ? {} : { group: node.group }),
+          ...(node.idleStopMs === undefined ? {} : { idleStopMs: node.idleStopMs }),
+          ...(node.keepWarm === undefined ? {} : { keepWarm: node.keepWarm }),
+          ...(node.scaleOut === undefined ? {} : { scaleOut: node.scaleOut }),
+        },
+  );
   const queueByModel = new Map(
     [...(fleet.queue?.models ?? [])].map(([model, own]) => [model, limits(own)] as const),
   );
@@ -51,5 +56,6 @@ export function schedulerOptionsOf(
     ...(fleet.affinity === undefined ? {} : { affinity: fleet.affinity }),
     ...(fleet.scaleOut === undefined ? {} : { scaleOut: fleet.scaleOut }),
     ...(fleet.idleStopMs === undefined ? {} : { idleStopMs: fleet.idleStopMs }),
+    ...(fleet.fallbacks === undefined ? {} : { fallbacks: fleet.fallbacks }),
   };
 }

@@ -45,6 +45,7 @@ export interface SchedulerOptions {
   readonly scaleOut?: boolean;
   /** The fleet-wide `idleStop`; a node's own wins (docs/design.md D26). */
   readonly idleStopMs?: number | 'off';
+  readonly fallbacks?: SchedulerSettings['fallbacks'];
 }
 
 export function schedulerSettings(options: SchedulerOptions): SchedulerSettings {
@@ -56,6 +57,7 @@ export function schedulerSettings(options: SchedulerOptions): SchedulerSettings 
       ...(idleStopMs === undefined || idleStopMs === 'off' ? {} : { idleStopMs }),
       keepWarm: node.keepWarm ?? false,
       scaleOut: node.scaleOut ?? options.scaleOut ?? false,
+      ...(node.upstream === undefined ? {} : { upstream: node.upstream }),
     };
   });
   return {
@@ -67,6 +69,7 @@ export function schedulerSettings(options: SchedulerOptions): SchedulerSettings 
     queueByModel: options.queueByModel ?? new Map(),
     groups: options.groups ?? new Map(),
     wakeTimeoutMs: options.wakeTimeoutMs ?? WAKE_TIMEOUT_DEFAULT_MS,
+    ...(options.fallbacks === undefined ? {} : { fallbacks: options.fallbacks }),
   };
 }
 

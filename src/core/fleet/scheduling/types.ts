@@ -3,7 +3,7 @@
  * and what it answers (actions). Plain data, no I/O: the gateway maps its node snapshots to
  * NodeView (view-of-snapshot.ts), feeds events and applies the actions (scheduler.ts says how).
  */
-import type { Preference } from '../file/fleet-file.ts';
+import type { FallbackReason, FleetFallback, Preference } from '../file/fleet-file.ts';
 
 /** The gateway's own id for one request (a counter is enough). */
 export type RequestId = number;
@@ -40,6 +40,8 @@ export interface NodeSettings {
   readonly keepWarm: boolean;
   /** docs/design.md D25 `scaleOut`: whether this node may be started for load. */
   readonly scaleOut: boolean;
+  /** docs/design.md D30: an upstream node, and the names it serves (upstream-choice.ts). */
+  readonly upstream?: readonly string[];
 }
 
 export interface SchedulerSettings {
@@ -57,6 +59,8 @@ export interface SchedulerSettings {
   readonly groups: ReadonlyMap<string, GroupSettings>;
   /** `--wake-timeout` (spec §4.2 rule 5): the bound on a wait with no ready node. */
   readonly wakeTimeoutMs: number;
+  /** docs/design.md D30 `fallbacks`, by model. */
+  readonly fallbacks?: ReadonlyMap<string, FleetFallback>;
 }
 
 /**
@@ -125,6 +129,8 @@ export interface RequestInfo {
   readonly onlyIfPlaced?: boolean;
   /** docs/design.md D29 `wake: off`: refused where serving it would start a node. */
   readonly mayWake?: false;
+  /** docs/design.md D29 `upstreams: off`: never sent to an upstream node or a fallback. */
+  readonly mayUseUpstreams?: false;
 }
 
 /**
@@ -222,6 +228,8 @@ export type Action =
       readonly model: string;
       readonly node: string;
       readonly waitedMs: number;
+      /** docs/design.md D30: sent to the model's fallback, and why (`x-svc-fallback`). */
+      readonly fallback?: FallbackReason;
     }
   | {
       readonly kind: 'reject';

@@ -8,16 +8,13 @@ import type { Preference } from '../../file/fleet-file.ts';
 import type { Ledger } from '../ledger.ts';
 import type { NodeRecord } from '../nodes/nodes.ts';
 import { planFor } from '../nodes/wakes.ts';
+import type { Action } from '../types.ts';
+import type { Arrival } from './arrival-kind.ts';
 import { wakeRefused } from './caller-wake.ts';
 import { retryAfterSeconds } from './slots.ts';
+import { withUpstreams } from './upstream-arrival.ts';
 
-export type Arrival =
-  | { readonly kind: 'dispatch'; readonly node: NodeRecord }
-  | { readonly kind: 'queue' }
-  | { readonly kind: 'refuse'; readonly reason: 'no_node' }
-  /** docs/design.md D29: its caller may not wake the node serving it would start. */
-  | { readonly kind: 'refuse'; readonly reason: 'wake_not_allowed'; readonly node: string }
-  | { readonly kind: 'refuse'; readonly reason: 'queue_full'; readonly retryAfterSeconds: number };
+export type { Arrival } from './arrival-kind.ts';
 
 /** Where a request for `model` would go now, if a ready node has a free slot for it. */
 export function placeNow(
@@ -33,11 +30,31 @@ export function placeNow(
   return books.place(request);
 }
 
-/** What a request for `model` (with its affinity key, if any) would get now. */
+type ArrivingRequest = {
+  readonly model: string;
+  readonly affinity?: string;
+  readonly mayWake?: false;
+  readonly mayUseUpstreams?: false;
+};
+
+/**
+ * What a request for `model` (with its affinity key, if any) would get now: the fleet's own nodes'
+ * answer, or an upstream node's where docs/design.md D30 sends it there (upstream-arrival.ts).
+ */
 export function arrivalOf(
   books: Ledger,
   prefer: Preference,
-  request: { readonly model: string; readonly affinity?: string; readonly mayWake?: false },
+  request: ArrivingRequest,
+  now: number,
+): Arrival {
+  return withUpstreams(books, request, localArrival(books, prefer, request, now), now);
+}
+
+/** What the fleet's own nodes would do with the request. */
+function localArrival(
+  books: Ledger,
+  prefer: Preference,
+  request: ArrivingRequest,
   now: number,
 ): Arrival {
   const node = placeNow(books, prefer, request);
@@ -61,5 +78,15 @@ export function arrivalOf(
     const retry = retryAfterSeconds(books.rateFor(model, now), waiting + 1);
     return { kind: 'refuse', reason: 'queue_full', retryAfterSeconds: retry };
   }
-  return { kind: 'queue' };
+  return { kind: 'queue', waitsFor: plan.kind === 'serving' ? 'slot' : 'wake' };
+}
+
+/**
+ * docs/design.md D30: a dispatch to a fallback names why (`x-svc-fallback`); the scheduler hands
+ * its model on as demand, so the wake it stood in for still starts.
+ */
+export function withFallback(sent: Action, arrival: Arrival): Action {
+  return sent.kind === 'dispatch' && arrival.kind === 'dispatch' && arrival.fallback !== undefined
+    ? { ...sent, fallback: arrival.fallback }
+    : sent;
 }
