@@ -18,6 +18,7 @@ import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import type { RequestNames } from '../names/request-names.ts';
 import { proxy } from '../relay/proxy.ts';
+import { relayUpstream } from '../upstreams/upstream-relay.ts';
 import { ReplyTail } from '../usage/reply-usage.ts';
 import type { GatewayScheduler } from './gateway-scheduler.ts';
 import { type Admission, type DispatchAction, Refused } from './loop-contract.ts';
@@ -115,6 +116,8 @@ export async function complete(
       ...(affinity === undefined ? {} : { affinity }),
       // docs/design.md D29: the scheduler refuses where it would wake for this caller.
       ...(context.caller?.wake === false ? { mayWake: false as const } : {}),
+      // docs/design.md D30: nor send it to an upstream node or a fallback for one without the right.
+      ...(context.caller?.upstreams === false ? { mayUseUpstreams: false as const } : {}),
     });
   } catch (error) {
     throw error instanceof Refused ? await scheduling.refusal(error.action) : error;
@@ -151,6 +154,20 @@ export async function complete(
     const gatewayMs = performance.now() - arrived - (waitMs ?? 0);
     context.queueMs = waitMs ?? 0;
     context.tail = new ReplyTail();
+    const extraHeaders = [
+      ...proxiedReplyHeaders(dispatch.node, {
+        gatewayMs,
+        ...(waitMs === undefined ? {} : { queueMs: waitMs }),
+        ...(woke && waitMs !== undefined ? { wakeMs: waitMs } : {}),
+      }),
+      // docs/design.md D30: a fallback's reply says why it answered.
+      ...(dispatch.fallback === undefined ? [] : ['x-svc-fallback', dispatch.fallback]),
+    ];
+    if (target.node.kind === 'upstream') {
+      const relay = { incoming: request, outgoing: response, body, model, extraHeaders };
+      await relayUpstream(target.node, relay);
+      return;
+    }
     await proxy(target, {
       incoming: request,
       outgoing: response,
@@ -160,11 +177,7 @@ export async function complete(
       context,
       tap: context.tail,
       cuts: scheduling.relays,
-      extraHeaders: proxiedReplyHeaders(dispatch.node, {
-        gatewayMs,
-        ...(waitMs === undefined ? {} : { queueMs: waitMs }),
-        ...(woke && waitMs !== undefined ? { wakeMs: waitMs } : {}),
-      }),
+      extraHeaders,
     });
   } finally {
     // In flight from dispatch until the relay settles (the scheduler's count, the only one): the
