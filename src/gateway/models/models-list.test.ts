@@ -1,7 +1,11 @@
 /** /v1/models entries (spec §4.2 rule 1): created, owned_by the node, and the svc state extension. */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode, localNode } from '../../../test/support/project-files/fleet-node.ts';
+import {
+  daemonNode,
+  localNode,
+  upstreamNode,
+} from '../../../test/support/project-files/fleet-node.ts';
 import type { StatusResponse } from '../../core/contract/schemas.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
@@ -88,6 +92,31 @@ describe('modelEntries', () => {
       },
     };
     expect(modelEntries([local], new Map(), clock).map((entry) => entry.id)).toEqual(['beside']);
+  });
+});
+
+describe('modelEntries and upstream nodes (docs/design.md D30)', () => {
+  it('lists every name an answering upstream node serves, beside local ones, and none of an unreachable one', () => {
+    const hosted = upstreamNode('hosted', { models: { big: 'v/big', qwen: 'v/qwen' } });
+    const snapshots: NodeSnapshot[] = [
+      {
+        node: node('gpu'),
+        ok: true,
+        status: { state: 'running', servedName: 'qwen', version: 'dev' },
+      },
+      { node: hosted, ok: true, status: { state: 'running', runner: 'upstream' } },
+      {
+        node: { ...hosted, name: 'gone', models: { lost: 'x' } },
+        ok: false,
+        outcome: 'unreachable',
+        detail: 'refused',
+      },
+    ];
+    const entries = modelEntries(snapshots, new Map(), { now: 10_000, startedAt: 0 });
+    expect(entries.map((entry) => [entry.id, entry.svc.nodes])).toEqual([
+      ['qwen', ['gpu', 'hosted']],
+      ['big', ['hosted']],
+    ]);
   });
 });
 

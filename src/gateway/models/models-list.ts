@@ -87,6 +87,13 @@ export function modelEntries(
     if (!snapshot.ok || snapshot.status.state !== 'running' || loopbackOnly(snapshot)) {
       continue;
     }
+    if (snapshot.node.kind === 'upstream') {
+      // docs/design.md D30: an upstream node that answers serves every name it lists.
+      for (const id of Object.keys(snapshot.node.models)) {
+        entry(snapshot.node, id).push('running', snapshot.node.name);
+      }
+      continue;
+    }
     const id = snapshot.status.servedName ?? snapshot.status.model;
     if (id === undefined) {
       continue;
