@@ -5,6 +5,7 @@
 import { Agent, request } from 'undici';
 
 import type { DeployConfig, LogsResponse, Stats, StatusResponse } from '../../contract/schemas.ts';
+import { answerDeadline } from '../../http/answer-deadline.ts';
 import type { DaemonNode } from '../file/fleet-file.ts';
 import {
   type LogsQuery,
@@ -37,19 +38,13 @@ async function call<T>(
   reset = false,
 ): Promise<NodeReply<T>> {
   const url = `${controlUrl(node)}${path}`;
-  // A timer cleared on the answer, not AbortSignal.timeout: that one lives its whole span whatever
-  // happens (with a weak reference for the collector to track), and a fleet's background refresh
-  // makes thousands of these calls.
-  const controller = new AbortController();
-  const timer = setTimeout(() => {
-    controller.abort(new Error(`no answer within ${String(timeoutMs)} ms`));
-  }, timeoutMs);
+  const deadline = answerDeadline(timeoutMs);
   try {
     const reply = await request(url, {
       method,
       dispatcher: agent,
       reset,
-      signal: controller.signal,
+      signal: deadline.signal,
       headers: {
         ...(node.token === undefined ? {} : { authorization: `Bearer ${node.token}` }),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -79,7 +74,7 @@ async function call<T>(
   } catch (error) {
     return { ok: false, outcome: 'unreachable', detail: `${url}: ${(error as Error).message}` };
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }
 

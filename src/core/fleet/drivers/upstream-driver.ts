@@ -7,6 +7,7 @@
  */
 import { Agent, request } from 'undici';
 
+import { answerDeadline } from '../../http/answer-deadline.ts';
 import type { UpstreamNode } from '../file/fleet-file.ts';
 import {
   type NodeDriver,
@@ -38,16 +39,13 @@ export async function upstreamStatus(
   timeoutMs = STATUS_TIMEOUT_MS,
 ): Promise<NodeReply<NodeStatus>> {
   const url = `${node.url}/models`;
-  const controller = new AbortController();
-  const timer = setTimeout(() => {
-    controller.abort(new Error(`no answer within ${String(timeoutMs)} ms`));
-  }, timeoutMs);
+  const deadline = answerDeadline(timeoutMs);
   try {
     const reply = await request(url, {
       method: 'GET',
       dispatcher: agent,
       reset: true,
-      signal: controller.signal,
+      signal: deadline.signal,
       headers: upstreamHeaders(node),
     });
     // The list itself is not needed: an answer is what the check is for.
@@ -75,7 +73,7 @@ export async function upstreamStatus(
       detail: `upstream node "${node.name}" did not answer at ${url}: ${(error as Error).message}`,
     };
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }
 
