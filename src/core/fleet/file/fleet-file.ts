@@ -7,6 +7,7 @@
 import { corsOrigins } from '../../http/cors.ts';
 import { failed, ok, type Result } from '../../project/diagnostics.ts';
 import { callersOf, type FleetCaller } from './fleet-callers.ts';
+import { concurrencyOf, type FleetConcurrency } from './fleet-concurrency.ts';
 import { fallbacksOf, type FleetFallback } from './fleet-fallbacks.ts';
 import { type FleetNode, isRecord, parseNode, wakeOf, type WakePolicy } from './fleet-node.ts';
 import { type FleetOperator, operatorOf } from './fleet-operator.ts';
@@ -48,10 +49,7 @@ export interface Fleet extends FleetScheduling {
   readonly wake?: WakePolicy;
   /** The fleet-wide engine key variable for remote nodes (spec §4.2 rule 4). */
   readonly apiKeyEnv?: string;
-  readonly concurrency?: {
-    readonly total?: number;
-    readonly tags?: Readonly<Record<string, number>>;
-  };
+  readonly concurrency?: FleetConcurrency;
   readonly gateway?: FleetGateway;
   /**
    * `gateway.cors`: the origins browsers may call the gateway from; absent allows any
@@ -154,43 +152,7 @@ export function parseFleet(text: string, path: string, sources: FleetSources): R
   }
   const fleetWake = wakeOf(document['wake'], '', problem);
 
-  let concurrency: Fleet['concurrency'];
-  const rawConcurrency = document['concurrency'];
-  if (rawConcurrency !== undefined) {
-    if (!isRecord(rawConcurrency)) {
-      problem('concurrency must be a mapping with total and/or tags');
-    } else {
-      const total = rawConcurrency['total'];
-      if (
-        total !== undefined &&
-        (typeof total !== 'number' || !Number.isInteger(total) || total <= 0)
-      ) {
-        problem(`concurrency.total must be a positive whole number, got ${JSON.stringify(total)}`);
-      }
-      const tags: Record<string, number> = {};
-      if (rawConcurrency['tags'] !== undefined) {
-        if (!isRecord(rawConcurrency['tags'])) {
-          problem('concurrency.tags must map "key=value" to a limit');
-        } else {
-          for (const [tag, limit] of Object.entries(rawConcurrency['tags'])) {
-            if (!/^[^=]+=[^=]+$/.test(tag)) {
-              problem(`concurrency.tags: "${tag}" must be key=value`);
-            } else if (typeof limit !== 'number' || !Number.isInteger(limit) || limit <= 0) {
-              problem(`concurrency.tags["${tag}"] must be a positive whole number`);
-            } else {
-              tags[tag] = limit;
-            }
-          }
-        }
-      }
-      // spec §4.2 rule 6: an empty `concurrency: {}` declares no limit, so nothing rides along.
-      if (typeof total === 'number' && total > 0) {
-        concurrency = { total, ...(Object.keys(tags).length > 0 ? { tags } : {}) };
-      } else if (Object.keys(tags).length > 0) {
-        concurrency = { tags };
-      }
-    }
-  }
+  const concurrency = concurrencyOf(document['concurrency'], problem);
 
   let gateway: Fleet['gateway'];
   let cors: string[] | undefined;
