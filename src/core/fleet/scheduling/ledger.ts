@@ -16,6 +16,7 @@ import { AffinityMemory } from './requests/affinity.ts';
 import { cacheHolder, forgetLostCache } from './requests/kept-affinity.ts';
 import { PlaceIndex } from './requests/place-index.ts';
 import { type Waiting, WaitQueue } from './requests/queue.ts';
+import { RunningRequests } from './requests/running-requests.ts';
 import { ServingIndex } from './requests/serving-index.ts';
 import { peakSent } from './requests/slots.ts';
 import { queueLimitsFor } from './settings.ts';
@@ -31,12 +32,6 @@ import type {
   StartId,
 } from './types.ts';
 
-/** One request in flight: where it runs, for which model, since when. */
-export interface Running {
-  readonly node: NodeRecord;
-  readonly model: string;
-  readonly since: number;
-}
 const NONE_SERVED: readonly string[] = [];
 
 export class Ledger {
@@ -44,7 +39,8 @@ export class Ledger {
   readonly byName: ReadonlyMap<string, NodeRecord>;
   readonly groups: ReadonlyMap<string, GroupView>;
   readonly queue = new WaitQueue();
-  readonly running = new Map<RequestId, Running>();
+  /** docs/design.md D29 `concurrency`: it counts each caller's too. */
+  readonly running = new RunningRequests();
   readonly affinity = new AffinityMemory();
   /** Per waiting model: since when a ready node has served it (deadlines.ts). */
   readonly readySince = new Map<string, number>();
@@ -159,7 +155,7 @@ export class Ledger {
     node.inFlight += 1;
     peakSent(node.peak, node.inFlight);
     node.ownActivityAt = now;
-    this.running.set(entry.id, { node, model: entry.model, since: now });
+    this.running.set(entry.id, { node, model: entry.model, since: now, caller: entry.caller });
     if (this.settings.affinity && entry.affinity !== undefined) {
       this.affinity.remember(entry.affinity, node.settings.name);
     }

@@ -212,14 +212,12 @@ export class Scheduler {
     for (let placed = true; placed;) {
       placed = false;
       for (const model of books.queue.models()) {
-        const head = books.queue.head(model);
-        if (head === undefined) {
-          continue;
-        }
-        const node = books.place(head);
-        if (node !== undefined) {
-          books.queue.remove(head.id);
-          actions.push(books.dispatch(head, node, now));
+        // docs/design.md D29: fair shares across callers, a caller at its limit passed over.
+        const next = books.queue.next(model, books.running.mayRun);
+        const node = next === undefined ? undefined : books.place(next);
+        if (next !== undefined && node !== undefined) {
+          books.queue.take(next);
+          actions.push(books.dispatch(next, node, now));
           placed = true;
           break;
         }
@@ -271,6 +269,7 @@ export class Scheduler {
       return;
     }
     const models = books.queue.models();
+    const mayRun = books.running.mayRun;
     if (refused !== undefined && !models.includes(refused)) {
       models.push(refused);
     }
@@ -283,7 +282,8 @@ export class Scheduler {
         actions.push(books.wake(plan.node, model, 'demand', now));
       } else if (plan.kind === 'swap') {
         actions.push(...plan.victims.map((victim) => books.stop(victim, 'swap', now, plan.group)));
-      } else if (plan.kind === 'serving' && books.queue.length(model) > 0) {
+      } else if (plan.kind === 'serving' && books.queue.next(model, mayRun) !== undefined) {
+        // docs/design.md D29: more nodes do not help a caller at its `concurrency`.
         const extra = scaleOutFor(context, model, since);
         if (extra !== undefined) {
           actions.push(books.wake(extra, model, 'scale-out', now));

@@ -131,6 +131,17 @@ export interface RequestInfo {
   readonly mayWake?: false;
   /** docs/design.md D29 `upstreams: off`: never sent to an upstream node or a fallback. */
   readonly mayUseUpstreams?: false;
+  /** docs/design.md D29: whose request it is, for fair shares; absent: the fleet has no callers. */
+  readonly caller?: CallerShare;
+}
+
+/** A caller as the queue weighs it (docs/design.md D29 `priority`, `concurrency`), plain data. */
+export interface CallerShare {
+  readonly name: string;
+  /** high 4, normal 2, low 1 (fair-lanes.ts). */
+  readonly weight: number;
+  /** Most of its requests in flight at once through this gateway; absent: no limit. */
+  readonly concurrency?: number;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Preference } from '../../file/fleet-file.ts';
 import type { Ledger } from '../ledger.ts';
 import type { NodeRecord } from '../nodes/nodes.ts';
 import { planFor } from '../nodes/wakes.ts';
-import type { Action } from '../types.ts';
+import type { Action, CallerShare } from '../types.ts';
 import type { Arrival } from './arrival-kind.ts';
 import { wakeRefused } from './caller-wake.ts';
 import { retryAfterSeconds } from './slots.ts';
@@ -20,11 +20,12 @@ export type { Arrival } from './arrival-kind.ts';
 export function placeNow(
   books: Ledger,
   prefer: Preference,
-  request: { readonly model: string; readonly affinity?: string },
+  request: { readonly model: string; readonly affinity?: string; readonly caller?: CallerShare },
 ): NodeRecord | undefined {
-  const { model } = request;
-  // FIFO: while others wait for the model, a newcomer cannot go before them.
-  if (books.queue.length(model) > 0) {
+  const { mayRun } = books.running;
+  // docs/design.md D29: a caller at its `concurrency` waits; while others who may run wait for
+  // the model, a newcomer cannot go before them (first in, first out without callers).
+  if (!mayRun(request.caller) || books.queue.next(request.model, mayRun) !== undefined) {
     return undefined;
   }
   return books.place(request);
@@ -35,6 +36,7 @@ type ArrivingRequest = {
   readonly affinity?: string;
   readonly mayWake?: false;
   readonly mayUseUpstreams?: false;
+  readonly caller?: CallerShare;
 };
 
 /**
