@@ -17,6 +17,8 @@ import { bearerDigest, tokenDigest } from '../../core/auth/bearer-digest.ts';
 import { SvcError } from '../../core/errors.ts';
 import { type ModelMatcher, modelMatcher } from '../../core/fleet/file/caller-models.ts';
 import type { CallerPriority, FleetCaller } from '../../core/fleet/file/fleet-file.ts';
+import { callerShare } from '../../core/fleet/scheduling/requests/fair-lanes.ts';
+import type { CallerShare } from '../../core/fleet/scheduling/types.ts';
 
 /** `use`: models and fleet reads; `operate`: those, plus node start and stop. */
 export type CallerRights = 'use' | 'operate';
@@ -33,6 +35,11 @@ export interface Caller {
   readonly upstreams: boolean;
   readonly concurrency?: number;
   readonly priority: CallerPriority;
+  /**
+   * Its share of the queue, as the scheduler takes it (docs/design.md D29); absent when the fleet
+   * file has no `callers`, so the queue stays first in, first out.
+   */
+  readonly share?: CallerShare;
 }
 
 export interface GatewayTokens {
@@ -46,7 +53,7 @@ export interface GatewayTokens {
 
 const everything = modelMatcher(undefined);
 
-function ownCaller(name: 'gateway' | 'operator', rights: CallerRights): Caller {
+function ownCaller(name: 'gateway' | 'operator', rights: CallerRights, fair: boolean): Caller {
   return {
     name,
     rights,
@@ -55,11 +62,13 @@ function ownCaller(name: 'gateway' | 'operator', rights: CallerRights): Caller {
     wake: true,
     upstreams: true,
     priority: 'normal',
+    ...(fair ? { share: callerShare({ name, priority: 'normal' }) } : {}),
   };
 }
 
 function fileCaller(caller: FleetCaller): Caller {
   return {
+    share: callerShare(caller),
     name: caller.name,
     rights: 'use',
     limited: caller.models !== undefined,
@@ -106,8 +115,9 @@ export function callerChecker(
   const operatorDigest =
     tokens.operatorToken === undefined ? undefined : tokenDigest(tokens.operatorToken);
   // docs/design.md D28: without an operator token the gateway token may do everything.
-  const gateway = ownCaller('gateway', operatorDigest === undefined ? 'operate' : 'use');
-  const operator = ownCaller('operator', 'operate');
+  const fair = tokens.callers !== undefined;
+  const gateway = ownCaller('gateway', operatorDigest === undefined ? 'operate' : 'use', fair);
+  const operator = ownCaller('operator', 'operate', fair);
   const callers = fileCallers(tokens);
   // Without a gateway token anyone uses the fleet as `gateway`, unless its token names a caller.
   const anonymous = gatewayDigest === undefined ? gateway : undefined;

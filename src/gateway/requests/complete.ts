@@ -118,6 +118,8 @@ export async function complete(
       ...(context.caller?.wake === false ? { mayWake: false as const } : {}),
       // docs/design.md D30: nor send it to an upstream node or a fallback for one without the right.
       ...(context.caller?.upstreams === false ? { mayUseUpstreams: false as const } : {}),
+      // docs/design.md D29: its share of the queue, as plain data.
+      ...(context.caller?.share === undefined ? {} : { caller: context.caller.share }),
     });
   } catch (error) {
     throw error instanceof Refused ? await scheduling.refusal(error.action) : error;
