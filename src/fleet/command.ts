@@ -31,9 +31,11 @@ export const help = renderCommandHelp(
     'svc fleet metrics [node…] [-w] [-f fleet.yaml] [--json]',
     'svc fleet logs [node…] [-f] [--fleet fleet.yaml] [--json]',
     'svc fleet route <model> [-f fleet.yaml] [--json]',
+    'svc fleet usage [-f fleet.yaml] [--json]',
+    'svc fleet activity [-f] [--limit N] [--fleet fleet.yaml] [--json]',
     'svc fleet dashboard [-f fleet.yaml]',
   ],
-  'Shows and drives the nodes a fleet file lists: daemons and remote environments. In `fleet logs`, -f follows the logs\nand the fleet file is named with --fleet.',
+  'Shows and drives the nodes a fleet file lists: daemons and remote environments. In `fleet logs` and\n`fleet activity`, -f follows and the fleet file is named with --fleet.',
   {
     fleet: {
       type: 'string',
@@ -47,13 +49,20 @@ export const help = renderCommandHelp(
       description: 'start: stop a busy member of a full group; stop: even with requests in flight',
     },
     watch: { type: 'boolean', short: 'w', description: 'metrics: redraw every 2 s until Ctrl+C' },
-    follow: { type: 'boolean', description: 'logs (-f): keep printing new lines until Ctrl+C' },
+    follow: {
+      type: 'boolean',
+      description: 'logs, activity (-f): keep printing new lines until Ctrl+C',
+    },
+    limit: { type: 'string', value: '<n>', description: 'activity: how many of the last requests' },
     json: { type: 'boolean', description: 'Print JSON instead of a table or lines' },
   } satisfies OptionTable,
 );
 
 /** The node kinds whose wake source is a Svcfile beside the fleet file (docs/design.md D21). */
 const SVCFILE_KINDS: ReadonlySet<string> = new Set(['daemon', 'local']);
+
+/** Verbs that name no node. */
+const NO_NODES: ReadonlySet<FleetVerb> = new Set(['dashboard', 'usage', 'activity']);
 
 function isVerb(verb: string | undefined): verb is FleetVerb {
   return (FLEET_VERBS as readonly (string | undefined)[]).includes(verb);
@@ -75,7 +84,7 @@ export async function run(io: CommandIo): Promise<number> {
     'fleet',
     options,
     rest,
-    verb === 'route' ? 1 : verb === 'dashboard' ? 0 : Number.POSITIVE_INFINITY,
+    verb === 'route' ? 1 : NO_NODES.has(verb) ? 0 : Number.POSITIVE_INFINITY,
   );
   const flag = (name: string): boolean => (values as Record<string, unknown>)[name] === true;
   const fleetPath = (values as Record<string, unknown>)['fleet'];
@@ -149,6 +158,23 @@ export async function run(io: CommandIo): Promise<number> {
         json,
         write,
         driver,
+        variables: [io.env, await fleetDotenv(fleet.path)],
+      });
+    }
+    case 'usage': {
+      const { runUsage } = await import('./usage-command.ts');
+      const variables = [io.env, await fleetDotenv(fleet.path)];
+      return runUsage({ fleet, json, write, variables });
+    }
+    case 'activity': {
+      const { runActivity } = await import('./activity-command.ts');
+      const limit = (values as Record<string, unknown>)['limit'];
+      return runActivity({
+        fleet,
+        json,
+        write,
+        follow: flag('follow'),
+        limit: typeof limit === 'string' ? limit : undefined,
         variables: [io.env, await fleetDotenv(fleet.path)],
       });
     }

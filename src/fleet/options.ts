@@ -1,6 +1,6 @@
 /**
- * The flags each `svc fleet` verb takes: `-f, --fleet` everywhere except `logs`, whose `-f` means
- * follow as in `tail -f` (docs/design.md D24). One table, so parsing and help cannot disagree.
+ * The flags each `svc fleet` verb takes: `-f, --fleet` everywhere except `logs` and `activity`,
+ * whose `-f` means follow as in `tail -f` (docs/design.md D24). One table, so parsing and help cannot disagree.
  */
 import type { OptionTable } from '../core/cli-args.ts';
 
@@ -12,6 +12,8 @@ export const FLEET_VERBS = [
   'metrics',
   'logs',
   'route',
+  'usage',
+  'activity',
   'dashboard',
 ] as const;
 
@@ -62,5 +64,16 @@ export const FLEET_VERB_OPTIONS = {
     ...JSON_OUTPUT,
   },
   route: { ...FLEET, ...JSON_OUTPUT },
+  usage: { ...FLEET, ...JSON_OUTPUT },
+  activity: {
+    fleet: { type: 'string', value: '<path>', description: 'Fleet file (default ./fleet.yaml)' },
+    follow: {
+      type: 'boolean',
+      short: 'f',
+      description: 'Keep printing new requests until Ctrl+C',
+    },
+    limit: { type: 'string', value: '<n>', description: 'How many of the last requests (1–1000)' },
+    ...JSON_OUTPUT,
+  },
   dashboard: { ...FLEET },
 } as const satisfies Record<FleetVerb, OptionTable>;
