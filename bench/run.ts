@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: runs each benchmark and rewrites its section of docs/benchmarks.md, between
  * `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so the page always shows the last run.
- * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler|local|keepcache|names runs one section and leaves the others'
- * figures as they are.
+ * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler|local|keepcache|names|callers runs
+ * one section and leaves the others' figures as they are.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 import { writeTinyModel } from '../test/support/models/tiny-model.ts';
 import { benchBodyScanCost, BODY_SCAN_BATCHES } from './body-scan-cost.ts';
+import { benchCallers } from './callers/callers.ts';
+import { callersReport } from './callers/callers-report.ts';
 import { benchFleet, type FleetFigures } from './fleet/fleet.ts';
 import { benchGateway } from './gateway.ts';
 import { gatewayReport } from './gateway-report.ts';
@@ -259,6 +261,7 @@ const sections: [string, () => string | Promise<string>][] = [
   ['local', () => localSection(model)],
   ['keepcache', keepCacheSection],
   ['names', () => namesSection(model)],
+  ['callers', async () => callersReport(await benchCallers(repoRoot), machine())],
 ];
 // Every section's tools before the first starts (the engine kit's binaries first, as svcEnv).
 const missing = missingTools(

@@ -79,13 +79,20 @@ export async function startGateway(
   work: string,
   tag: string,
   text: string,
+  /** Over the gateway's environment (a gateway token: bench/callers/callers.ts). */
+  env: NodeJS.ProcessEnv = {},
 ): Promise<GatewayRun> {
   const file = join(work, `${tag}.yaml`);
   await writeFile(file, text);
   const child = track(
     spawn(process.execPath, [cli, 'gateway', '--listen', '127.0.0.1:0', '-f', file], {
       cwd: work,
-      env: { ...svcEnv(repoRoot), SVC_CONFIG_DIR: join(work, `gateway-${tag}`), SVC_API_TOKEN: '' },
+      env: {
+        ...svcEnv(repoRoot),
+        SVC_CONFIG_DIR: join(work, `gateway-${tag}`),
+        SVC_API_TOKEN: '',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
