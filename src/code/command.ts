@@ -25,6 +25,7 @@ import type { AgentSpec } from './agent-plan.ts';
 import { firstPromptWarning } from './agent-sizing.ts';
 import { type AgentTarget, listIds } from './agent-target.ts';
 import { AGENTS, DEFAULT_AGENT, pickAgent, renderAgentList } from './agents.ts';
+import { httpProps } from './engine-window.ts';
 import { fleetModelFacts } from './fleet-models.ts';
 import { pickModel } from './model-picker.ts';
 import { gatewayTarget, nodeTarget, svcfileIn } from './resolve-target.ts';
@@ -148,6 +149,7 @@ async function resolveTarget(
       ...(values.model === undefined ? {} : { model: values.model }),
       // docs/design.md D21: the node is asked through its kind's driver, whatever the kind.
       driver: fleetDriver({ fleet, configDir, env: io.env }),
+      props: httpProps,
     });
   }
   const project = await openTarget(positional, fleetPath, io, configDir);

@@ -8,6 +8,8 @@ import { daemonNode, remoteNode } from '../../test/support/project-files/fleet-n
 import type { StatusResponse } from '../core/contract/schemas.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
+import type { AgentKey } from './agent-target.ts';
+import type { PropsClient } from './engine-window.ts';
 import { nodeTarget } from './resolve-target.ts';
 
 const RUNNING: StatusResponse = {
@@ -109,5 +111,65 @@ describe('nodeTarget', () => {
       '--node "nope" is not in fleet.yaml (nodes: box, gpu)',
     );
     expect(asked).toEqual([]);
+  });
+});
+
+/** A /props client answering `reply` (or throwing it), recording each URL and key it was given. */
+function propsClient(reply: unknown): { client: PropsClient; asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    client: (url: string, key: AgentKey | undefined) => {
+      asked.push(`${url} ${key?.variable ?? '-'}`);
+      return reply instanceof Error ? Promise.reject(reply) : Promise.resolve(reply);
+    },
+  };
+}
+
+describe('nodeTarget sizes the agent from the running engine (engine-window.ts)', () => {
+  it("takes one slot's n_ctx from the engine's /props, asked with the engine's key", async () => {
+    const { client, asked } = propsClient({ default_generation_settings: { n_ctx: 8192 } });
+    const target = await nodeTarget({
+      fleet: {
+        path: 'fleet.yaml',
+        nodes: [remoteNode('gpu', { engineTokenEnv: 'ENGINE_KEY', engineKey: 'k-1' })],
+      },
+      name: 'gpu',
+      env: {},
+      driver: fakeDriver({
+        ok: true,
+        value: {
+          ...RUNNING,
+          engine: { host: 'https://e.example', port: 443, requiresKey: true },
+        },
+      }).driver,
+      props: client,
+    });
+    expect(asked).toEqual(['https://e.example/props ENGINE_KEY']);
+    expect(target.limits).toEqual({
+      chat: { context: 8192, contextFrom: "n_ctx per slot, from the running engine's GET /props" },
+    });
+  });
+
+  it('leaves the agent unsized when the engine does not answer or says nothing usable', async () => {
+    for (const reply of [
+      new Error('ECONNREFUSED'),
+      undefined,
+      { default_generation_settings: {} },
+    ]) {
+      const { client } = propsClient(reply);
+      const target = await nodeTarget({
+        fleet: { path: 'fleet.yaml', nodes: [daemonNode('box', { host: 'box.lan' })] },
+        name: 'box',
+        env: {},
+        driver: fakeDriver({
+          ok: true,
+          value: { ...RUNNING, engine: { host: '0.0.0.0', port: 8080 } },
+        }).driver,
+        props: client,
+      });
+      expect(target.limits).toBeUndefined();
+      expect(target.baseUrl).toBe('http://box.lan:8080/v1');
+    }
   });
 });

@@ -25,6 +25,7 @@ import {
   listedModelsOf,
   nodeEngineKey,
 } from './agent-target.ts';
+import { type PropsClient, runningWindow } from './engine-window.ts';
 
 /** The model a project file names for agents: its ALIAS, else its MODEL (docs/design.md D14). */
 export function projectModel(project: OpenedProject): string | undefined {
@@ -159,6 +160,8 @@ export interface NodeInputs {
    * How the node is asked: its kind's driver (docs/design.md D21), never a kind's client directly.
    */
   readonly driver: Pick<NodeDriver, 'status'>;
+  /** Reads the running engine's `/props` for its real window (engine-window.ts); none asks nothing. */
+  readonly props?: PropsClient;
 }
 
 /** The first variable the node's own settings name that is set nowhere, with its field. */
@@ -174,7 +177,7 @@ function unsetVariable(node: FleetNode): { variable: string; field: string } | u
 
 /** At one node's engine: its published address and its engine key. */
 export async function nodeTarget(inputs: NodeInputs): Promise<AgentTarget> {
-  const { fleet, name, env, model: wanted, driver } = inputs;
+  const { fleet, name, env, model: wanted, driver, props } = inputs;
   const node = fleet.nodes.find((candidate) => candidate.name === name);
   if (node === undefined) {
     throw new SvcError(
@@ -210,6 +213,8 @@ export async function nodeTarget(inputs: NodeInputs): Promise<AgentTarget> {
     throw new SvcError('ERR_USAGE', target.unusable);
   }
   const key = nodeEngineKey(node, status.runner, target.key, env);
+  // The engine runs: what it says one request may hold wins over any flag (engine-window.ts).
+  const window = props === undefined ? undefined : await runningWindow(target.baseUrl, key, props);
   return {
     providerId: node.name,
     label: `svc node ${node.name}`,
@@ -217,5 +222,6 @@ export async function nodeTarget(inputs: NodeInputs): Promise<AgentTarget> {
     models: [model],
     defaultModel: model,
     ...(key === undefined ? {} : { key }),
+    ...(window === undefined ? {} : { limits: { [model]: window } }),
   };
 }

@@ -13,8 +13,15 @@ import { describe, expect, it } from 'vitest';
 
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { opencodeEnv, runSvcCode } from '../support/svc/agent-fleet.ts';
-import { startTestGateway } from '../support/svc/gateway-fleet.ts';
+import {
+  authorized,
+  ENGINE_KEY,
+  NODE_TOKEN,
+  startGatewayFleet,
+  startTestGateway,
+} from '../support/svc/gateway-fleet.ts';
 import { tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 /** One opencode listing's ceiling: generous for a loaded machine, never what the test measures. */
 const RUN_LIMIT_MS = 120_000;
@@ -101,4 +108,57 @@ describe('svc code sizes the real opencode to its model', () => {
     // No OUTPUT in the Svcfile: 0, opencode's own value for an unknown reply cap.
     expect(models.get('lab/chat')?.limit).toEqual({ context: 32000, output: 0 });
   }, 150_000);
+});
+
+describe('svc code --node sizes the real opencode from the running engine', () => {
+  it("gives opencode the window the engine's GET /props reports for one slot", async () => {
+    const work = await tempDir();
+    const model = await writeTinyModel(join(work, 'tiny.gguf'));
+    // Four slots share 4096 tokens: the engine gives one request 1024, which no flag of the
+    // Svcfile states on its own.
+    const fleet = await startGatewayFleet([
+      {
+        name: 'a',
+        svcfile: `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nPRESET slots.ini\nBASEURL 127.0.0.1:{port}\n`,
+        files: { 'slots.ini': '[slots]\nc = 4096\nnp = 4\n' },
+      },
+    ]);
+    const started = await fetch(`${fleet.url}/v1/fleet/nodes/a/start`, {
+      method: 'POST',
+      headers: authorized(),
+    });
+    expect(started.status).toBe(200);
+    // Ready first: a loading engine answers /props 503, and svc code then sizes nothing.
+    const status = await eventually(
+      async () =>
+        (await (
+          await fetch(`${fleet.daemons['a']?.url ?? ''}/v1/status`, {
+            headers: { authorization: `Bearer ${NODE_TOKEN}` },
+          })
+        ).json()) as { ready?: string; engine: { port: number } },
+      (reply) => reply.ready === 'ready',
+      "node a's engine ready",
+      { timeoutMs: 60_000 },
+    );
+    // What the engine itself says, read the way svc reads it (its key is required).
+    const propsReply = await fetch(`http://127.0.0.1:${status.engine.port}/props`, {
+      headers: { authorization: `Bearer ${ENGINE_KEY}` },
+    });
+    const propsText = await propsReply.text();
+    expect(propsReply.status, propsText).toBe(200);
+    const props = JSON.parse(propsText) as { default_generation_settings: { n_ctx: number } };
+    expect(props.default_generation_settings.n_ctx).toBe(1024);
+
+    const run = await runSvcCode(
+      fleet.dir,
+      ['--node', 'a', '--', 'models', 'a', '--verbose'],
+      await opencodeIn(work),
+      RUN_LIMIT_MS,
+    );
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(listedModels(run.stdout).get('a/tiny')?.limit).toEqual({ context: 1024, output: 0 });
+    expect(run.stderr).toContain(
+      "svc code: warning: tiny gives one request 1024 tokens (n_ctx per slot, from the running engine's GET /props)",
+    );
+  }, 180_000);
 });

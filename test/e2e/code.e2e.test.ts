@@ -22,6 +22,7 @@ import {
   startTestGateway,
 } from '../support/svc/gateway-fleet.ts';
 import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 interface Setup {
   dir: string;
@@ -241,10 +242,23 @@ describe('svc code with the recording fake agent', () => {
       join(test.dir, 'gateway', 'fleet.yaml'),
     ]);
     expect(started.status).toBe(0);
-    const status = (await test.daemon.call('GET', '/v1/status')).json as {
-      engine: { port: number; requiresKey?: boolean };
-    };
+    // Ready first: svc code asks the running engine for its window (GET /props).
+    const status = await eventually(
+      async () =>
+        (await test.daemon.call('GET', '/v1/status')).json as {
+          ready?: string;
+          engine: { port: number; requiresKey?: boolean };
+        },
+      (reply) => reply.ready === 'ready',
+      "node a's engine ready",
+      { timeoutMs: 60_000 },
+    );
     expect(status.engine.requiresKey).toBe(true);
+    const props = (await (
+      await fetch(`http://127.0.0.1:${status.engine.port}/props`, {
+        headers: { authorization: `Bearer ${ENGINE_KEY}` },
+      })
+    ).json()) as { default_generation_settings: { n_ctx: number } };
     const configDir = join(test.dir, 'config-code');
     const run = await test.code(['--node', 'a', '--agent', 'pi', '--', '-p', 'hi'], {
       env: { SVC_CONFIG_DIR: configDir },
@@ -261,7 +275,13 @@ describe('svc code with the recording fake agent', () => {
           baseUrl: `http://127.0.0.1:${status.engine.port}/v1`,
           api: 'openai-completions',
           apiKey: 'ENGINE_KEY',
-          models: [{ id: 'tiny-a', name: 'tiny-a (svc node a)' }],
+          models: [
+            {
+              id: 'tiny-a',
+              name: 'tiny-a (svc node a)',
+              contextWindow: props.default_generation_settings.n_ctx,
+            },
+          ],
         },
       },
     });
