@@ -19,6 +19,7 @@ import { httpUrl, listen } from '../core/http/listen.ts';
 import type { ListenAddress } from '../core/http/listen-address.ts';
 import type { Logger } from '../core/logger.ts';
 import { DEFAULT_SAMPLE_INTERVAL_MS } from '../core/metrics/sampler.ts';
+import { FleetHistory } from './history/fleet-history.ts';
 import { buildGateway } from './http/app.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { countAction } from './metrics/scheduling-actions.ts';
@@ -35,6 +36,7 @@ import { MachineWaker } from './requests/machine-wake.ts';
 import { fleetSecrets } from './requests/node-command-env.ts';
 import { NodeCommands } from './requests/node-commands.ts';
 import { Waker } from './requests/wake.ts';
+import { gatewayUsage } from './usage/caller-usage.ts';
 
 export interface GatewayOptions {
   readonly fleet: Fleet;
@@ -171,6 +173,20 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       },
     },
   });
+  const usage = gatewayUsage(options.fleet.callers, metrics.registries);
+  // The page's charts (history/fleet-history.ts): sampled here, from what passes through.
+  const history = new FleetHistory({
+    nodes: options.fleet.nodes,
+    readout: scheduler,
+    tokensOf: (node) => usage.completionTokensOf(node),
+    snapshots: () => states.current().snapshots,
+    now: () => Date.now(),
+    every: (ms, run) => {
+      const timer = setInterval(run, ms);
+      timer.unref();
+      return () => clearInterval(timer);
+    },
+  });
   const scheduling = new GatewayScheduler({
     scheduler,
     view,
@@ -182,7 +198,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     timers: SCHEDULER_TIMERS,
     wakeTimeoutMs: options.wakeTimeoutMs,
     available: () => availableNow(view),
-    applied: (action) => countAction(metrics, action),
+    applied: (action) => {
+      countAction(metrics, action);
+      history.observe(action);
+    },
   });
   const names = RequestNames.of(options.fleet, servedNameIn(view));
   const server = buildGateway({
@@ -193,6 +212,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     page: await loadPage(undefined, { tokenless: options.token === undefined }),
     nodes: driver,
     readout: scheduler,
+    usage,
+    history,
     logger: options.logger,
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(operatorToken === undefined ? {} : { operatorToken }),
@@ -221,6 +242,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         });
       });
       states.close();
+      history.close();
       scheduling.close();
       await commands.stopAll();
       server.closeIdleConnections();

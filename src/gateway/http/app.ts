@@ -13,7 +13,7 @@ import { logRequest, requestLogged } from '../../core/http/access-log.ts';
 import { corsHeaders, preflightHeaders } from '../../core/http/cors.ts';
 import { errorBody, errorHeaders, GatewayError, sseError } from '../../core/http/gateway-error.ts';
 import type { RequestContext } from '../requests/complete.ts';
-import { CallerUsage, countRequest } from '../usage/caller-usage.ts';
+import { countRequest, gatewayUsage } from '../usage/caller-usage.ts';
 import { type Caller, callerChecker } from './caller-rights.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { isModelEndpoint } from './request-target.ts';
@@ -145,11 +145,8 @@ async function answer(
 }
 
 export function buildGateway(gatewayDeps: GatewayDeps): Server {
-  // docs/design.md D29: the Prometheus series only with callers, so a fleet without them is as
-  // before.
   const { callers } = gatewayDeps.view.fleet;
-  const registers = callers === undefined ? undefined : gatewayDeps.metrics.registries;
-  const usage = gatewayDeps.usage ?? new CallerUsage(new Date(), registers);
+  const usage = gatewayDeps.usage ?? gatewayUsage(callers, gatewayDeps.metrics.registries);
   const deps: GatewayDeps = { ...gatewayDeps, usage };
   const callerOf = callerChecker({
     ...(deps.token === undefined ? {} : { token: deps.token }),

@@ -4,6 +4,7 @@ import type { CorsPolicy } from '../../core/http/cors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { NodeControlClient } from '../control/fleet-control.ts';
 import type { NodeLogsClient } from '../control/node-logs.ts';
+import type { FleetHistory } from '../history/fleet-history.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { PageAsset } from '../page/fleet-page.ts';
 import type { CompleteDeps } from '../requests/complete.ts';
@@ -34,4 +35,6 @@ export interface GatewayDeps extends CompleteDeps {
   readonly readout?: SchedulingReadout;
   /** docs/design.md D29: what each caller used; buildGateway makes one when absent. */
   readonly usage?: CallerUsage;
+  /** The page's charts' last 10 minutes (history/fleet-history.ts). */
+  readonly history?: FleetHistory;
 }

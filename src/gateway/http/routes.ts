@@ -177,6 +177,20 @@ export const GATEWAY_ROUTES: readonly GatewayRoute[] = [
       sendJson(response, 200, JSON.stringify(route === model ? decision : { ...decision, model }));
     },
   },
+  // The page's charts (history/fleet-history.ts): a limited caller sees only its models.
+  {
+    method: 'GET',
+    pattern: '/v1/fleet/history',
+    rights: 'use',
+    label: 'other',
+    listed: true,
+    handle({ deps, response, target, caller }) {
+      if (deps.history === undefined) {
+        throw notServed(target.method, target.path);
+      }
+      sendJson(response, 200, deps.history.reply(caller.allows));
+    },
+  },
   usageRoute('/v1/fleet/usage', 'use'),
   usageRoute('/v1/fleet/activity', 'operate'),
   nodeAction('start'),

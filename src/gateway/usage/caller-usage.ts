@@ -38,6 +38,8 @@ export class CallerUsage {
   readonly since: string;
   readonly activity = new ActivityRing();
   private readonly byCaller = new Map<string, Map<string, ModelUsage>>();
+  /** Completion tokens per node, for the page's tokens/s (history/fleet-history.ts). */
+  private readonly byNode = new Map<string, number>();
   private readonly requests?: Counter;
   private readonly tokens?: Counter;
 
@@ -90,6 +92,10 @@ export class CallerUsage {
       this.tokens?.labels(caller, model, 'prompt').inc(usage.promptTokens);
       this.tokens?.labels(caller, model, 'completion').inc(usage.completionTokens);
       this.tokens?.labels(caller, model, 'cached').inc(usage.cachedTokens);
+      if (request.node !== undefined) {
+        const before = this.byNode.get(request.node) ?? 0;
+        this.byNode.set(request.node, before + usage.completionTokens);
+      }
     }
     const activity: Activity = {
       at: request.at,
@@ -105,6 +111,11 @@ export class CallerUsage {
       cachedTokens: usage?.cachedTokens ?? null,
     };
     this.activity.add(activity);
+  }
+
+  /** Completion tokens the engine of `node` reported for this gateway's requests so far. */
+  completionTokensOf(node: string): number {
+    return this.byNode.get(node) ?? 0;
   }
 
   /** `GET /v1/fleet/usage`: every caller, or only `only` (any token but the operator's). */
@@ -154,4 +165,16 @@ export function countRequest(
     ...(trace.repliedAt === undefined ? {} : { ttfbMs: Math.round(trace.repliedAt - started) }),
     totalMs: Math.round(ended - started),
   });
+}
+
+/**
+ * The gateway's usage book: the Prometheus series only when the fleet file has callers, so a
+ * fleet without them shows what it did before (docs/design.md D29).
+ */
+export function gatewayUsage(
+  callers: unknown,
+  registers: Registry<RegistryContentType>[],
+  now: Date = new Date(),
+): CallerUsage {
+  return new CallerUsage(now, callers === undefined ? undefined : registers);
 }
