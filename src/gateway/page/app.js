@@ -5,8 +5,12 @@
 // textContent and DOM attributes only, never as HTML. Start and Stop buttons show only when the
 // gateway says this token may use them (/v1/fleet/rights).
 // node-card.js draws the cards and the queue's line (el, nodeCard, queueText); force-confirm.js
-// asks before a forced start or stop (forceConfirm). Both load first.
-/* global el, forceConfirm, nodeCard, queueText */
+// asks before a forced start or stop (forceConfirm); charts.js and history-panels.js draw the
+// last 10 minutes (GET /v1/fleet/history), usage-tables.js the usage and activity. All load first;
+// chat.js loads after and uses call.
+/* global activityRows, el, forceConfirm, groupPanels, historyEnd, modelPanels, nodeCard, nodeCharts,
+   queueText, usageRows */
+/* exported call, handleError, Unauthorized */
 'use strict';
 
 const TOKEN_KEY = 'svc-gateway-token';
@@ -24,18 +28,20 @@ const ui = {
   updated: $('updated'),
   queue: $('queue'),
   chat: $('chat'),
-  chatForm: $('chat-form'),
+  models: $('models'),
+  modelsNone: $('models-none'),
+  groupsSection: $('groups-section'),
+  groups: $('groups'),
+  usageRows: $('usage-rows'),
+  usageSince: $('usage-since'),
+  activityNote: $('activity-note'),
+  activityWrap: $('activity-wrap'),
+  activityRows: $('activity-rows'),
   model: $('model'),
-  prompt: $('prompt'),
-  maxTokens: $('max-tokens'),
-  send: $('send'),
-  cancel: $('cancel'),
-  reply: $('reply'),
-  chatError: $('chat-error'),
+  extra: document.querySelectorAll('[data-connected]'),
 };
 
 let timer;
-let chatAbort;
 /** True while the gateway answers without a token (it was started without one). */
 let tokenless = false;
 
@@ -128,24 +134,35 @@ async function refresh() {
     return;
   }
   try {
-    const [fleet, stats, rights] = await Promise.all([
-      call('/v1/fleet').then((r) => r.json()),
-      call('/v1/fleet/stats').then((r) => r.json()),
-      call('/v1/fleet/rights').then((r) => r.json()),
+    const json = (path) => call(path).then((r) => r.json());
+    const [fleet, stats, rights, history, usage] = await Promise.all([
+      json('/v1/fleet'),
+      json('/v1/fleet/stats'),
+      json('/v1/fleet/rights'),
+      json('/v1/fleet/history'),
+      json('/v1/fleet/usage'),
     ]);
+    // docs/design.md D29: the activity is the operator's; another token is told so, not asked.
+    const activity = rights.operator === true ? await json('/v1/fleet/activity?limit=20') : null;
+    const end = historyEnd(history);
     const byName = new Map(stats.nodes.map((entry) => [entry.name, entry]));
     const focused = document.activeElement && document.activeElement.getAttribute('aria-label');
     ui.nodes.replaceChildren(
       ...fleet.nodes.map((node) => {
         const entry = byName.get(node.name) || {};
-        return nodeCard(
+        const card = nodeCard(
           node,
           entry.stats,
           entry.error,
           rights.operator === true ? control : undefined,
         );
+        // A node that is not running shows no engine figures (its GPU memory), only ours.
+        const live = node.state === 'running' ? entry.stats : undefined;
+        card.querySelector('dl').after(nodeCharts(node.name, history, live, end));
+        return card;
       }),
     );
+    showTables(history, end, usage, activity);
     // Keep keyboard focus on the same control across a refresh.
     if (focused) {
       const again = Array.from(ui.nodes.querySelectorAll('button')).find(
@@ -169,10 +186,29 @@ async function refresh() {
   }
 }
 
+/** The model and group panels, the usage table, and the activity or the word that hides it. */
+function showTables(history, end, usage, activity) {
+  ui.models.replaceChildren(...modelPanels(history, end));
+  ui.modelsNone.hidden = history.models.length > 0;
+  ui.groups.replaceChildren(...groupPanels(history));
+  ui.groupsSection.hidden = history.groups.length === 0;
+  ui.usageRows.replaceChildren(...usageRows(usage));
+  ui.usageSince.textContent = `Counted since ${new Date(usage.since).toLocaleString()}`;
+  ui.activityNote.hidden = activity !== null;
+  ui.activityWrap.hidden = activity === null;
+  ui.activityRows.replaceChildren(...(activity === null ? [] : activityRows(activity)));
+}
+
 function showConnected(connected) {
   ui.login.hidden = connected;
   ui.fleet.hidden = !connected;
   ui.chat.hidden = !connected;
+  for (const section of ui.extra) {
+    section.hidden = !connected;
+  }
+  if (!connected) {
+    ui.groupsSection.hidden = true;
+  }
   ui.forget.hidden = !connected || tokenless;
 }
 
@@ -190,7 +226,7 @@ ui.login.addEventListener('submit', (event) => {
   event.preventDefault();
   const value = ui.token.value.trim();
   if (!value) {
-    ui.loginError.textContent = 'Enter the gateway token.';
+    ui.loginError.textContent = 'Enter a token.';
     return;
   }
   sessionStorage.setItem(TOKEN_KEY, value);
@@ -202,81 +238,6 @@ ui.login.addEventListener('submit', (event) => {
 });
 
 ui.forget.addEventListener('click', () => signOut());
-
-/** Reads an OpenAI-style SSE stream, appending each delta's content to the reply as it arrives. */
-async function streamReply(reply) {
-  const reader = reply.body.getReader();
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) {
-      return;
-    }
-    buffered += decoder.decode(value, { stream: true });
-    let end;
-    while ((end = buffered.indexOf('\n\n')) >= 0) {
-      const event = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      for (const line of event.split('\n')) {
-        if (!line.startsWith('data:')) {
-          continue;
-        }
-        const data = line.slice(5).trim();
-        if (data === '[DONE]') {
-          return;
-        }
-        const parsed = JSON.parse(data);
-        if (parsed.error) {
-          throw new Error(parsed.error.message || 'the gateway reported an error');
-        }
-        const choice = parsed.choices && parsed.choices[0];
-        const text = choice && ((choice.delta && choice.delta.content) || choice.text);
-        if (text) {
-          ui.reply.textContent += text;
-        }
-      }
-    }
-  }
-}
-
-ui.chatForm.addEventListener('submit', async (event) => {
-  event.preventDefault();
-  ui.reply.textContent = '';
-  ui.reply.removeAttribute('data-done');
-  ui.chatError.textContent = '';
-  ui.send.disabled = true;
-  ui.cancel.disabled = false;
-  chatAbort = new AbortController();
-  try {
-    const reply = await call('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: ui.model.value,
-        stream: true,
-        max_tokens: Number(ui.maxTokens.value) || 128,
-        messages: [{ role: 'user', content: ui.prompt.value }],
-      }),
-      signal: chatAbort.signal,
-    });
-    await streamReply(reply);
-    ui.reply.setAttribute('data-done', 'true');
-  } catch (error) {
-    if (error.name !== 'AbortError') {
-      if (error instanceof Unauthorized) {
-        handleError(error);
-      } else {
-        ui.chatError.textContent = error.message;
-      }
-    }
-  } finally {
-    ui.send.disabled = false;
-    ui.cancel.disabled = true;
-  }
-});
-
-ui.cancel.addEventListener('click', () => chatAbort && chatAbort.abort());
 
 /** Without a kept token: asks the gateway whether it wants one before showing the form. */
 function start() {

@@ -13,11 +13,16 @@ describe('loadPage', () => {
       '/',
       '/page/app.css',
       '/page/app.js',
+      '/page/charts.css',
+      '/page/charts.js',
+      '/page/chat.js',
       '/page/force-confirm.js',
+      '/page/history-panels.js',
       '/page/node-card.js',
+      '/page/usage-tables.js',
     ]);
     expect(page.get('/')?.headers['content-type']).toBe('text/html; charset=utf-8');
-    for (const script of ['/page/app.js', '/page/node-card.js', '/page/force-confirm.js']) {
+    for (const script of [...page.keys()].filter((path) => path.endsWith('.js'))) {
       expect(page.get(script)?.headers['content-type']).toBe('text/javascript; charset=utf-8');
     }
     expect(page.get('/page/app.css')?.headers['content-type']).toBe('text/css; charset=utf-8');

@@ -19,8 +19,13 @@ const FILES: Readonly<Record<string, readonly [string, string]>> = {
   '/': ['index.html', 'text/html; charset=utf-8'],
   '/page/node-card.js': ['node-card.js', 'text/javascript; charset=utf-8'],
   '/page/force-confirm.js': ['force-confirm.js', 'text/javascript; charset=utf-8'],
+  '/page/charts.js': ['charts.js', 'text/javascript; charset=utf-8'],
+  '/page/history-panels.js': ['history-panels.js', 'text/javascript; charset=utf-8'],
+  '/page/usage-tables.js': ['usage-tables.js', 'text/javascript; charset=utf-8'],
   '/page/app.js': ['app.js', 'text/javascript; charset=utf-8'],
+  '/page/chat.js': ['chat.js', 'text/javascript; charset=utf-8'],
   '/page/app.css': ['app.css', 'text/css; charset=utf-8'],
+  '/page/charts.css': ['charts.css', 'text/css; charset=utf-8'],
 };
 
 export const PAGE_CSP = [

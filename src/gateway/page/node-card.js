@@ -128,7 +128,7 @@ function nodeCard(node, stats, statsError, onControl) {
     fact('Idle stop', new Date(node.idleStopAt).toLocaleTimeString(), 'idle-stop');
   }
   const rate = tokensPerSecond(node.name, stats);
-  fact('Tokens/s', rate === undefined ? '–' : rate.toFixed(1), 'tokens-per-second');
+  fact('Engine tokens/s', rate === undefined ? '–' : rate.toFixed(1), 'tokens-per-second');
   if (node.detail) {
     fact('Problem', node.detail, 'detail');
   }

@@ -52,6 +52,22 @@ export interface GatewayFleet {
   requestLines(): string[];
 }
 
+/**
+ * Nodes `names`, each serving the real llama-server on `model` (a tiny model's path) as
+ * `tiny-<name>`, with `extra` fleet-file lines for each.
+ */
+export function tinyNodes(
+  model: string,
+  names: readonly string[],
+  extra: readonly string[] = [],
+): FleetNodeSpec[] {
+  return names.map((name) => ({
+    name,
+    svcfile: `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny-${name}\nBASEURL 127.0.0.1:{port}\n`,
+    extra,
+  }));
+}
+
 export async function startGatewayFleet(
   nodes: readonly FleetNodeSpec[],
   options: FleetOptions = {},
