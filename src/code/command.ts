@@ -30,6 +30,7 @@ import { fleetModelFacts } from './fleet-models.ts';
 import { pickModel } from './model-picker.ts';
 import { gatewayTarget, nodeTarget, svcfileIn } from './resolve-target.ts';
 import { runAgent } from './run-agent.ts';
+import { runningWindows } from './running-windows.ts';
 
 const AGENT_NAMES = AGENTS.map((agent) => agent.name).join('|');
 
@@ -163,6 +164,13 @@ async function resolveTarget(
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(ask ? { choose: (models) => pickModel(models, agent.name, io.stdin, io.stderr) } : {}),
     facts: () => fleetModelFacts(fleet, { configDir, env: io.env }),
+    running: () =>
+      runningWindows({
+        fleet,
+        env: io.env,
+        driver: fleetDriver({ fleet, configDir, env: io.env }),
+        props: httpProps,
+      }),
   });
 }
 

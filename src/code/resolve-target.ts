@@ -23,9 +23,11 @@ import {
   gatewayKey,
   type ListedModel,
   listedModelsOf,
+  type ModelLimits,
   nodeEngineKey,
 } from './agent-target.ts';
 import { type PropsClient, runningWindow } from './engine-window.ts';
+import { withRunning } from './running-windows.ts';
 
 /** The model a project file names for agents: its ALIAS, else its MODEL (docs/design.md D14). */
 export function projectModel(project: OpenedProject): string | undefined {
@@ -89,6 +91,8 @@ export interface GatewayInputs {
   readonly choose?: (models: readonly ListedModel[]) => Promise<string>;
   /** What the fleet's own Svcfiles say of each served name (fleet-models.ts), read when listing. */
   readonly facts?: () => Promise<ReadonlyMap<string, ModelFacts>>;
+  /** What the running engines say of their window (running-windows.ts); it wins over `facts`. */
+  readonly running?: () => Promise<ReadonlyMap<string, ModelLimits>>;
 }
 
 /** Through the gateway section (spec §4.2 last paragraph). */
@@ -109,6 +113,7 @@ export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget>
   if (project !== undefined && model !== undefined && inputs.model === undefined) {
     const facts = projectFacts(project.opened);
     refuseNonChat(model, facts, project.path);
+    const running = (await inputs.running?.())?.get(model);
     return {
       providerId: 'svc',
       label: `svc gateway (${gateway.name})`,
@@ -116,7 +121,7 @@ export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget>
       models: [model],
       defaultModel: model,
       ...(key === undefined ? {} : { key }),
-      limits: { [model]: facts.limits },
+      limits: { [model]: withRunning(facts.limits, running) ?? facts.limits },
     };
   }
   const facts = (await inputs.facts?.()) ?? new Map<string, ModelFacts>();
@@ -134,8 +139,9 @@ export async function gatewayTarget(inputs: GatewayInputs): Promise<AgentTarget>
   } else if (inputs.choose !== undefined && listed.length > 0) {
     chosen = await inputs.choose(listed);
   }
+  const running = (await inputs.running?.()) ?? new Map<string, ModelLimits>();
   const limits = ids.flatMap((id) => {
-    const known = facts.get(id)?.limits;
+    const known = withRunning(facts.get(id)?.limits, running.get(id));
     return known === undefined ? [] : [[id, known] as const];
   });
   return {

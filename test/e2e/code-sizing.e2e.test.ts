@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { writeTinyModel } from '../support/models/tiny-model.ts';
-import { opencodeEnv, runSvcCode } from '../support/svc/agent-fleet.ts';
+import { testPath } from '../support/prerequisites/engines.ts';
+import { type AgentRun, opencodeEnv, runSvcCode } from '../support/svc/agent-fleet.ts';
 import {
   authorized,
   ENGINE_KEY,
@@ -44,6 +45,13 @@ function listedModels(
   return models;
 }
 
+/** `svc code <args>` running the real opencode (home under `home`), which must exit 0. */
+async function listModels(dir: string, args: readonly string[], home = dir): Promise<AgentRun> {
+  const run = await runSvcCode(dir, args, await opencodeIn(home), RUN_LIMIT_MS);
+  expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+  return run;
+}
+
 describe('svc code sizes the real opencode to its model', () => {
   it('gives opencode the window a preset states and the Svcfile OUTPUT, and warns it is too small', async () => {
     const dir = await tempDir();
@@ -57,13 +65,7 @@ describe('svc code sizes the real opencode to its model', () => {
       join(dir, 'fleet.yaml'),
       'gateway: {url: "http://127.0.0.1:9", name: lab}\nnodes:\n  - {name: gpu, host: 127.0.0.1, port: 9}\n',
     );
-    const run = await runSvcCode(
-      dir,
-      ['coder.svc', '--', 'models', 'svc', '--verbose'],
-      await opencodeIn(dir),
-      RUN_LIMIT_MS,
-    );
-    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    const run = await listModels(dir, ['coder.svc', '--', 'models', 'svc', '--verbose']);
     expect(listedModels(run.stdout).get('svc/coder')?.limit).toEqual({
       context: 8192,
       output: 2000,
@@ -96,13 +98,7 @@ describe('svc code sizes the real opencode to its model', () => {
       join(dir, 'fleet.yaml'),
       `gateway: {url: "${url}", tokenEnv: GW_TOKEN, name: lab}\n${nodes.join('\n')}\n`,
     );
-    const run = await runSvcCode(
-      dir,
-      ['--yes', '--', 'models', 'lab', '--verbose'],
-      await opencodeIn(dir),
-      RUN_LIMIT_MS,
-    );
-    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    const run = await listModels(dir, ['--yes', '--', 'models', 'lab', '--verbose']);
     const models = listedModels(run.stdout);
     expect([...models.keys()]).toEqual(['lab/chat']);
     // No OUTPUT in the Svcfile: 0, opencode's own value for an unknown reply cap.
@@ -149,16 +145,56 @@ describe('svc code --node sizes the real opencode from the running engine', () =
     const props = JSON.parse(propsText) as { default_generation_settings: { n_ctx: number } };
     expect(props.default_generation_settings.n_ctx).toBe(1024);
 
-    const run = await runSvcCode(
+    const run = await listModels(
       fleet.dir,
       ['--node', 'a', '--', 'models', 'a', '--verbose'],
-      await opencodeIn(work),
-      RUN_LIMIT_MS,
+      work,
     );
-    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(listedModels(run.stdout).get('a/tiny')?.limit).toEqual({ context: 1024, output: 0 });
     expect(run.stderr).toContain(
       "svc code: warning: tiny gives one request 1024 tokens (n_ctx per slot, from the running engine's GET /props)",
     );
+  }, 180_000);
+});
+
+describe('svc code through the gateway sizes the real opencode from the running engine', () => {
+  it("gives a model its running engine's window where the Svcfile states none", async () => {
+    const dir = await tempDir();
+    const model = await writeTinyModel(join(dir, 'tiny.gguf'));
+    // No CONTEXT, no context flag: only the running engine knows its window.
+    await writeFile(join(dir, 'chat.svc'), `PROVIDER llamacpp\nMODEL ${model}\nALIAS chat\n`);
+    const nodes = ['nodes:', '  - {name: chat, kind: local, file: chat.svc}'];
+    await writeFile(join(dir, 'fleet.yaml'), `${nodes.join('\n')}\n`);
+    const { url } = await startTestGateway({
+      cwd: dir,
+      configDir: join(dir, 'config-gateway'),
+      env: { PATH: testPath() },
+    });
+    await writeFile(
+      join(dir, 'fleet.yaml'),
+      `gateway: {url: "${url}", tokenEnv: GW_TOKEN, name: lab}\n${nodes.join('\n')}\n`,
+    );
+    const started = await fetch(`${url}/v1/fleet/nodes/chat/start`, {
+      method: 'POST',
+      headers: authorized(),
+    });
+    expect(started.status).toBe(200);
+    const fleet = await eventually(
+      async () =>
+        (await (await fetch(`${url}/v1/fleet`, { headers: authorized() })).json()) as {
+          nodes: { ready?: string; engine?: { port: number } }[];
+        },
+      (reply) => reply.nodes[0]?.ready === 'ready' && reply.nodes[0].engine !== undefined,
+      'node chat ready, with its engine port',
+      { timeoutMs: 60_000 },
+    );
+    const props = (await (
+      await fetch(`http://127.0.0.1:${fleet.nodes[0]?.engine?.port ?? 0}/props`)
+    ).json()) as { default_generation_settings: { n_ctx: number } };
+    const context = props.default_generation_settings.n_ctx;
+    expect(context).toBeGreaterThan(0);
+
+    const run = await listModels(dir, ['--yes', '--', 'models', 'lab', '--verbose']);
+    expect(listedModels(run.stdout).get('lab/chat')?.limit).toEqual({ context, output: 0 });
   }, 180_000);
 });
