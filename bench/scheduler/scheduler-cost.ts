@@ -1,5 +1,5 @@
 /**
- * What the scheduler costs one request, alone: what the gateway's loop (src/gateway/requests/
+ * What the scheduler costs one request, alone: what the gateway's loop (src/gateway/scheduling/
  * schedule-loop.ts) asks of it per request, a step for its arrival and one for its end, each
  * followed by the next deadline, on a fixed clock. Fleets
  * of 10 to 10,000 nodes, every one running and ready with 4 slots and a steady 1 request of ours

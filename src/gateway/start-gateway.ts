@@ -30,13 +30,13 @@ import { refuseNameClashes } from './names/name-claims.ts';
 import { RequestNames, servedNameIn } from './names/request-names.ts';
 import { loadPage } from './page/fleet-page.ts';
 import { shuttingDown } from './relay/relay-cuts.ts';
-import { GatewayScheduler } from './requests/gateway-scheduler.ts';
-import { type LoopTimers } from './requests/loop-contract.ts';
-import { MachineWaker } from './requests/machine-wake.ts';
-import { fleetSecrets } from './requests/node-command-env.ts';
-import { NodeCommands } from './requests/node-commands.ts';
-import { Waker } from './requests/wake.ts';
+import { GatewayScheduler } from './scheduling/gateway-scheduler.ts';
+import { type LoopTimers } from './scheduling/loop-contract.ts';
 import { gatewayUsage } from './usage/caller-usage.ts';
+import { MachineWaker } from './wakes/machine-wake.ts';
+import { fleetSecrets } from './wakes/node-command-env.ts';
+import { NodeCommands } from './wakes/node-commands.ts';
+import { Waker } from './wakes/wake.ts';
 
 export interface GatewayOptions {
   readonly fleet: Fleet;

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../src/core/logger.ts';
-import { NodeCommands } from '../../src/gateway/requests/node-commands.ts';
+import { NodeCommands } from '../../src/gateway/wakes/node-commands.ts';
 import { eventually } from '../support/time/eventually.ts';
 
 const TOKEN = 'node-token-0123456789';

@@ -91,7 +91,7 @@ export async function fleetStats(
   return JSON.stringify({ nodes });
 }
 
-/** What node control needs of the gateway's scheduler (requests/gateway-scheduler.ts). */
+/** What node control needs of the gateway's scheduler (scheduling/gateway-scheduler.ts). */
 export interface ControlScheduling {
   readonly scheduler: Pick<Scheduler, 'queuedFor' | 'inFlightOf'>;
   now(): number;

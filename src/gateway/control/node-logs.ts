@@ -19,7 +19,7 @@ import { GatewayError } from '../../core/http/gateway-error.ts';
 import { logQueryOf } from '../../core/runner/engine-log.ts';
 import { contextBytes, redactLogSlice, sliceStart } from '../../core/runner/redact-log-slice.ts';
 import type { CallerRights } from '../http/caller-rights.ts';
-import { fleetSecrets } from '../requests/node-command-env.ts';
+import { fleetSecrets } from '../wakes/node-command-env.ts';
 import { nodeNamed } from './fleet-control.ts';
 
 /** The driver call the route needs: every kind's, `unsupported` where a kind has no log. */

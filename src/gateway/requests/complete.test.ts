@@ -19,9 +19,9 @@ import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
 import type { EngineTarget } from '../../core/fleet/routing/engine-target.ts';
 import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';
+import type { GatewayScheduler } from '../scheduling/gateway-scheduler.ts';
+import { ScheduleLoop } from '../scheduling/schedule-loop.ts';
 import { complete, type CompleteDeps } from './complete.ts';
-import type { GatewayScheduler } from './gateway-scheduler.ts';
-import { ScheduleLoop } from './schedule-loop.ts';
 
 const opened: Server[] = [];
 afterEach(() => {

@@ -18,10 +18,10 @@ import { modelRequestOf } from '../http/request-target.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import type { RequestNames } from '../names/request-names.ts';
 import { proxy } from '../relay/proxy.ts';
+import type { GatewayScheduler } from '../scheduling/gateway-scheduler.ts';
+import { type Admission, type DispatchAction, Refused } from '../scheduling/loop-contract.ts';
 import { relayUpstream } from '../upstreams/upstream-relay.ts';
 import { ReplyTail } from '../usage/reply-usage.ts';
-import type { GatewayScheduler } from './gateway-scheduler.ts';
-import { type Admission, type DispatchAction, Refused } from './loop-contract.ts';
 import { waitForPlace } from './wait-for-place.ts';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;

@@ -7,8 +7,8 @@
 import type { ServerResponse } from 'node:http';
 
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
-import type { GatewayScheduler } from './gateway-scheduler.ts';
-import { type DispatchAction, HungUp, Refused } from './loop-contract.ts';
+import type { GatewayScheduler } from '../scheduling/gateway-scheduler.ts';
+import { type DispatchAction, HungUp, Refused } from '../scheduling/loop-contract.ts';
 import { withWaitProgress } from './wait-progress.ts';
 
 export interface WaitDeps {

@@ -8,8 +8,8 @@ import { formatDurationText } from '../../core/duration.ts';
 import { holdText, startRefusalText } from '../../core/fleet/scheduling/refusal-text.ts';
 import type { QueueLimits } from '../../core/fleet/scheduling/types.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
+import { wakeTimedOut } from '../wakes/wait-ready.ts';
 import { type RejectAction, type StartRefusedAction } from './loop-contract.ts';
-import { wakeTimedOut } from './wait-ready.ts';
 
 export interface RejectionContext {
   /** The fleet file's path, as refusals name it. */

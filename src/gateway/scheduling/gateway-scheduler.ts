@@ -18,20 +18,20 @@ import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Available } from '../models/snapshot-replies.ts';
 import { nodeStopped, RelayCuts, shuttingDown } from '../relay/relay-cuts.ts';
+import { MachineSleep } from '../wakes/machine-sleep.ts';
+import type { MachineWaker } from '../wakes/machine-wake.ts';
+import type { NodeCommands } from '../wakes/node-commands.ts';
+import type { Waker } from '../wakes/wake.ts';
 import { readActivity } from './activity-read.ts';
 import { EngineTargets } from './engine-targets.ts';
 import { type Admission, type RejectAction } from './loop-contract.ts';
 import { type LoopTimers } from './loop-contract.ts';
-import { MachineSleep } from './machine-sleep.ts';
-import type { MachineWaker } from './machine-wake.ts';
 import { noNodeError } from './no-node.ts';
-import type { NodeCommands } from './node-commands.ts';
 import { watchNodes } from './node-watch.ts';
 import { operatorStart } from './operator-start.ts';
 import { rejectionError } from './rejection.ts';
 import { ScheduleLoop } from './schedule-loop.ts';
 import { SchedulerViews } from './scheduler-views.ts';
-import type { Waker } from './wake.ts';
 
 export interface GatewaySchedulerDeps {
   readonly scheduler: Scheduler;
