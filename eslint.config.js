@@ -191,8 +191,8 @@ const layoutZones = [
     except: [
       './core',
       './gateway/metrics/gateway-metrics.ts',
-      './gateway/http/request-target.ts',
-      './gateway/http/body-rewrite.ts',
+      './gateway/bodies/request-target.ts',
+      './gateway/bodies/body-rewrite.ts',
       './gateway/names/request-names.ts',
     ],
     message:

@@ -1,6 +1,6 @@
 /**
  * What reading a model request's body costs the gateway: the model, the stream flag and the
- * affinity key, as `complete()` takes them (src/gateway/http/request-target.ts, body-scan.ts,
+ * affinity key, as `complete()` takes them (src/gateway/bodies/request-target.ts, body-scan.ts,
  * src/core/fleet/scheduling/requests/affinity-key.ts), over the gateway section's 1 KB and 1 MB bodies and
  * a coding agent's 1 MB conversation. CPU time per call, the least of several batches: on a
  * shared machine a batch can only be slowed by other work, never sped up, so the least is the
@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { affinityKey } from '../src/core/fleet/scheduling/requests/affinity-key.ts';
-import { modelRequestOf } from '../src/gateway/http/request-target.ts';
+import { modelRequestOf } from '../src/gateway/bodies/request-target.ts';
 import { chat } from './gateway.ts';
 
 /** Batches timed per body and build. */
@@ -63,7 +63,7 @@ const readHere: ReadBody = (body) => {
 /** Another checkout's reading (`src`: its src/ folder), however its modules were then shaped. */
 export async function readerOf(src: string): Promise<ReadBody> {
   const url = (path: string): string => pathToFileURL(resolve(src, path)).href;
-  const target = (await import(url('gateway/http/request-target.ts'))) as {
+  const target = (await import(url('gateway/bodies/request-target.ts'))) as {
     modelRequestOf(body: Buffer): { model: string; prompt?: { start: number; end: number } };
   };
   const key = (await import(url('core/fleet/scheduling/requests/affinity-key.ts'))) as {

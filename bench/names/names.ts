@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { rewriteBody } from '../../src/gateway/http/body-rewrite.ts';
+import { rewriteBody } from '../../src/gateway/bodies/body-rewrite.ts';
 import { RequestNames } from '../../src/gateway/names/request-names.ts';
 import { percentile } from '../gateway.ts';
 import { fleetReady, until } from '../local-paths.ts';

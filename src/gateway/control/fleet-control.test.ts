@@ -7,7 +7,7 @@ import type { NodeReply } from '../../core/fleet/drivers/node-driver.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { errorBody, GatewayError } from '../../core/http/gateway-error.ts';
-import { RequestCounts } from '../requests/request-counts.ts';
+import { RequestCounts } from '../metrics/request-counts.ts';
 import {
   type ControlAsk,
   controlNode,

@@ -24,9 +24,9 @@ import { mapBounded } from '../../core/fleet/state/call-limiter.ts';
 import { snapshotOf } from '../../core/fleet/state/node-snapshot.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
-import type { CallerRights } from '../http/caller-rights.ts';
+import type { CallerRights } from '../callers/caller-rights.ts';
+import { type RequestCounts, withGatewayRequests } from '../metrics/request-counts.ts';
 import { nodeStopped, type RelayCuts } from '../relay/relay-cuts.ts';
-import { type RequestCounts, withGatewayRequests } from '../requests/request-counts.ts';
 
 /** What node control needs of the gateway's view: the file's nodes, a node's source, its state. */
 export type ControlView = Pick<FleetView, 'fleet' | 'source'> & {

@@ -18,7 +18,7 @@ import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { logQueryOf } from '../../core/runner/engine-log.ts';
 import { contextBytes, redactLogSlice, sliceStart } from '../../core/runner/redact-log-slice.ts';
-import type { CallerRights } from '../http/caller-rights.ts';
+import type { CallerRights } from '../callers/caller-rights.ts';
 import { fleetSecrets } from '../wakes/node-command-env.ts';
 import { nodeNamed } from './fleet-control.ts';
 

@@ -14,7 +14,7 @@
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { Action } from '../../core/fleet/scheduling/types.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
-import type { SchedulingReadout } from '../scheduling-readout.ts';
+import type { SchedulingReadout } from '../metrics/scheduling-readout.ts';
 
 export const HISTORY_WINDOW_MS = 10 * 60 * 1000;
 export const HISTORY_INTERVAL_MS = 5_000;

@@ -12,11 +12,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { logRequest, requestLogged } from '../../core/http/access-log.ts';
 import { corsHeaders, preflightHeaders } from '../../core/http/cors.ts';
 import { errorBody, errorHeaders, GatewayError, sseError } from '../../core/http/gateway-error.ts';
+import { isModelEndpoint } from '../bodies/request-target.ts';
+import { type Caller, callerChecker } from '../callers/caller-rights.ts';
 import type { RequestContext } from '../requests/complete.ts';
 import { countRequest, gatewayUsage } from '../usage/caller-usage.ts';
-import { type Caller, callerChecker } from './caller-rights.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
-import { isModelEndpoint } from './request-target.ts';
 import { notServed, routeFor, routeLabel } from './routes.ts';
 import { sendJson } from './send-json.ts';
 import { type Target, targetOf } from './target.ts';

@@ -6,9 +6,9 @@ import type { NodeControlClient } from '../control/fleet-control.ts';
 import type { NodeLogsClient } from '../control/node-logs.ts';
 import type { FleetHistory } from '../history/fleet-history.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
+import type { SchedulingReadout } from '../metrics/scheduling-readout.ts';
 import type { PageAsset } from '../page/fleet-page.ts';
 import type { CompleteDeps } from '../requests/complete.ts';
-import type { SchedulingReadout } from '../scheduling-readout.ts';
 import type { CallerUsage } from '../usage/caller-usage.ts';
 
 export interface GatewayDeps extends CompleteDeps {

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { GATEWAY_ROUTES, notServed, routeFor, routeLabel } from './routes.ts';
+import { isModelEndpoint } from '../bodies/request-target.ts';
+import { GATEWAY_ROUTES, MODEL_PATHS, notServed, routeFor, routeLabel } from './routes.ts';
 
 const patternOf = (method: string, path: string): string | undefined =>
   routeFor(method, path)?.route.pattern;
@@ -58,5 +59,11 @@ describe('notServed', () => {
     expect(error.message).toMatch(/^the gateway serves GET \/health; GET \/v1\/models; /);
     expect(error.message).toContain('GET /v1/models/{id}');
     expect(error.message).toMatch(/not GET \/nope$/);
+  });
+});
+
+describe('MODEL_PATHS', () => {
+  it.each(MODEL_PATHS)('is a model request: POST %s (request-target.ts)', (path) => {
+    expect(isModelEndpoint('POST', path)).toBe(true);
   });
 });

@@ -10,6 +10,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { wantsOpenMetrics } from '../../core/metrics/exposition.ts';
+import { isModelEndpoint } from '../bodies/request-target.ts';
+import type { Caller, CallerRights } from '../callers/caller-rights.ts';
+import { checkModelAllowed, scopedFleet, scopedModels } from '../callers/caller-scope.ts';
 import { controlNode, fleetStats, nodeActionOf } from '../control/fleet-control.ts';
 import { nodeLogs, nodeLogsOf } from '../control/node-logs.ts';
 import type { MetricsRoute } from '../metrics/gateway-metrics.ts';
@@ -17,10 +20,7 @@ import { modelIdOf } from '../models/model-endpoints.ts';
 import { modelEntry, models, topology } from '../models/snapshot-replies.ts';
 import { complete, type RequestContext } from '../requests/complete.ts';
 import { usageEndpoint } from '../usage/usage-endpoints.ts';
-import type { Caller, CallerRights } from './caller-rights.ts';
-import { checkModelAllowed, scopedFleet, scopedModels } from './caller-scope.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
-import { isModelEndpoint } from './request-target.ts';
 import { sendJson } from './send-json.ts';
 import type { Target } from './target.ts';
 

@@ -10,8 +10,8 @@ import type { StatusResponse } from '../../core/contract/schemas.ts';
 import type { FleetNode } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
 import { parsePrometheus, type PromSample, sampleValue } from '../../core/metrics/prometheus.ts';
-import type { SchedulingReadout } from '../scheduling-readout.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
+import type { SchedulingReadout } from './scheduling-readout.ts';
 
 const node = (name: string): FleetNode => daemonNode(name, { port: 1 });
 

@@ -10,9 +10,9 @@
 import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
 
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
-import { RequestCounts } from '../requests/request-counts.ts';
-import type { SchedulingReadout } from '../scheduling-readout.ts';
+import { RequestCounts } from './request-counts.ts';
 import { SchedulingCounters } from './scheduling-counters.ts';
+import type { SchedulingReadout } from './scheduling-readout.ts';
 import { registerScrapeGauges } from './scrape-gauges.ts';
 
 /** The route label (http/routes.ts): a fixed set, so a caller's path can never add a series. */

@@ -8,7 +8,7 @@ import { Gauge, type Registry, type RegistryContentType } from 'prom-client';
 
 import { capacityOf } from '../../core/fleet/state/capacity.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
-import type { SchedulingReadout } from '../scheduling-readout.ts';
+import type { SchedulingReadout } from './scheduling-readout.ts';
 
 const NODE_STATES = ['idle', 'running', 'stopped', 'crashed'] as const;
 

@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { daemonNode, upstreamNode } from '../../../test/support/project-files/fleet-node.ts';
 import { parseFleet } from '../../core/fleet/file/fleet-file.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
-import { inFlightReadout, NO_SCHEDULING, type SchedulingReadout } from '../scheduling-readout.ts';
+import {
+  inFlightReadout,
+  NO_SCHEDULING,
+  type SchedulingReadout,
+} from '../metrics/scheduling-readout.ts';
 import { fleetBody, fleetParts, fleetReply } from './fleet-reply.ts';
 
 const NOW = Date.parse('2026-11-22T10:05:00.000Z');

@@ -14,7 +14,7 @@ import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
 import { capacityOf, declaredGroup } from '../../core/fleet/state/capacity.ts';
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
 import { futureOnly } from '../../core/remote/replies.ts';
-import type { SchedulingReadout } from '../scheduling-readout.ts';
+import type { SchedulingReadout } from '../metrics/scheduling-readout.ts';
 
 /** docs/design.md D25 `queued`: the models with requests waiting, or undefined when none wait. */
 function queuedOf(scheduling: SchedulingReadout | undefined): Record<string, number> | undefined {

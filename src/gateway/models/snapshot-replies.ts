@@ -6,7 +6,7 @@
  * call.
  */
 import type { FleetView, NodeSnapshot } from '../../core/fleet/state/node-snapshots.ts';
-import type { SchedulingReadout } from '../scheduling-readout.ts';
+import type { SchedulingReadout } from '../metrics/scheduling-readout.ts';
 import { served } from './closest-model.ts';
 import { fleetBody, fleetParts } from './fleet-reply.ts';
 import { listModels, modelReply, modelsReply, wakeableModels } from './model-endpoints.ts';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
-import { rewriteBody } from '../http/body-rewrite.ts';
+import { rewriteBody } from '../bodies/body-rewrite.ts';
 import { RequestNames } from './request-names.ts';
 
 const fleet = {

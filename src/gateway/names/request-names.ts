@@ -7,7 +7,7 @@
  */
 import type { Fleet, FleetVariant, RequestParams } from '../../core/fleet/file/fleet-file.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
-import type { BodyChange } from '../http/body-rewrite.ts';
+import type { BodyChange } from '../bodies/body-rewrite.ts';
 
 /** The name a node's engine answers to now (its served name, else its model), when known. */
 export type ServedNameOf = (node: string) => string | undefined;

@@ -8,13 +8,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { affinityKey } from '../../core/fleet/scheduling/requests/affinity-key.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
-import { rewriteBody } from '../http/body-rewrite.ts';
-import type { Caller } from '../http/caller-rights.ts';
-import { checkModelAllowed } from '../http/caller-scope.ts';
-import { readForm } from '../http/form-body.ts';
-import { formBoundary } from '../http/multipart-model.ts';
-import { proxiedReplyHeaders } from '../http/reply-headers.ts';
-import { modelRequestOf } from '../http/request-target.ts';
+import { rewriteBody } from '../bodies/body-rewrite.ts';
+import { readForm } from '../bodies/form-body.ts';
+import { formBoundary } from '../bodies/multipart-model.ts';
+import { modelRequestOf } from '../bodies/request-target.ts';
+import type { Caller } from '../callers/caller-rights.ts';
+import { checkModelAllowed } from '../callers/caller-scope.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import type { RequestNames } from '../names/request-names.ts';
 import { proxy } from '../relay/proxy.ts';
@@ -22,6 +21,7 @@ import type { GatewayScheduler } from '../scheduling/gateway-scheduler.ts';
 import { type Admission, type DispatchAction, Refused } from '../scheduling/loop-contract.ts';
 import { relayUpstream } from '../upstreams/upstream-relay.ts';
 import { ReplyTail } from '../usage/reply-usage.ts';
+import { proxiedReplyHeaders } from './reply-headers.ts';
 import { waitForPlace } from './wait-for-place.ts';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;

@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
 
 import { GatewayError } from '../../core/http/gateway-error.ts';
-import { rewriteBody } from '../http/body-rewrite.ts';
+import { rewriteBody } from '../bodies/body-rewrite.ts';
 import { requestHeaderList } from '../relay/proxy.ts';
 
 /** An upstream node as the relay needs it: its base URL, key, model map and reply bound. */

@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 
 import { tokenHash } from '../../core/fleet/file/fleet-callers.ts';
-import { callerChecker } from '../http/caller-rights.ts';
+import { callerChecker } from '../callers/caller-rights.ts';
 import { CallerUsage, type EndedRequest } from './caller-usage.ts';
 import { usageEndpoint } from './usage-endpoints.ts';
 

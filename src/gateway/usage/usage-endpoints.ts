@@ -4,7 +4,7 @@
  * (docs/design.md D28 rights: the operator token, or the gateway token when none is set).
  */
 import { GatewayError } from '../../core/http/gateway-error.ts';
-import type { Caller } from '../http/caller-rights.ts';
+import type { Caller } from '../callers/caller-rights.ts';
 import { ACTIVITY_DEFAULT_LIMIT, ACTIVITY_KEPT } from './activity-ring.ts';
 import type { CallerUsage } from './caller-usage.ts';
 

@@ -1,7 +1,7 @@
 /** The gateway's request count stands in for a running local node's engine that counts none. */
 import { describe, expect, it } from 'vitest';
 
-import { GatewayMetrics } from '../metrics/gateway-metrics.ts';
+import { GatewayMetrics } from './gateway-metrics.ts';
 import { RequestCounts, withGatewayRequests } from './request-counts.ts';
 
 const local = { kind: 'local', name: 'a' } as const;

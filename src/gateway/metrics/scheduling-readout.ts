@@ -4,7 +4,7 @@
  * will be stopped. Structural, so the Scheduler itself is one; read only when a reply is built or a
  * scrape collects, never on the request path.
  */
-import type { Scheduler } from '../core/fleet/scheduling/scheduler.ts';
+import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 
 export type SchedulingReadout = Pick<Scheduler, 'inFlight' | 'queued' | 'idleStopAt'>;
 
