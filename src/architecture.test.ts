@@ -3,7 +3,8 @@
  * type-only imports included (import/no-cycle skips them), and no file under src longer than
  * MAX_LINES (sources, tests, the page's scripts and styles alike): one concern a file, split by
  * concern when it grows past that; and no folder of src, test, bench or scripts holding more than
- * MAX_SOURCES source files (tests counted apart): one concern a folder, likewise.
+ * MAX_SOURCES source files (tests counted apart): one concern a folder, likewise; and no import
+ * inside src/gateway running back up its folder order (gateway-order.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { oversizedFolders, relativeFiles } from '../test/support/layout/folder-sizes.ts';
+import { gatewayBackEdges } from '../test/support/layout/gateway-order.ts';
 import {
   describeCycle,
   filesUnder,
@@ -34,6 +36,13 @@ describe('the layout', () => {
     const graph = importGraph(readModules([join(ROOT, 'src'), join(ROOT, 'test')]));
     expect(graph.size).toBeGreaterThan(100);
     expect(importCycles(graph).map((cycle) => describeCycle(cycle, ROOT))).toEqual([]);
+  });
+
+  it('has no import inside src/gateway running back up its folder order, tests included', () => {
+    const gateway = join(ROOT, 'src/gateway');
+    const graph = importGraph(readModules([gateway]));
+    expect(graph.size).toBeGreaterThan(100);
+    expect(gatewayBackEdges(graph, gateway)).toEqual([]);
   });
 
   it(`has no file under src over ${MAX_LINES} lines`, () => {
