@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { EngineClient, type EngineRequest } from './engine-client.ts';
+import { holdingServerErrors } from './held-server-errors.ts';
 import type { RelayCuts } from './relay-cuts.ts';
 import { type RelayFacts, type ReplyTap, UpstreamReply } from './upstream-reply.ts';
 
@@ -71,6 +72,8 @@ export interface ProxyRequest {
   readonly tap?: ReplyTap;
   /** Where the gateway finds the relay to end it itself (relay-cuts.ts). */
   readonly cuts?: RelayCuts;
+  /** A 5xx before the reply began is a refusal, not a reply: a fallback will answer (D30). */
+  readonly holdServerErrors?: boolean;
 }
 
 /**
@@ -133,7 +136,7 @@ export async function proxy(target: RelayEngine, request: ProxyRequest): Promise
       facts: request.context,
       ...(request.tap === undefined ? {} : { tap: request.tap }),
     },
-    engines,
+    request.holdServerErrors === true ? holdingServerErrors(engines) : engines,
     options,
   );
   const untrack = request.cuts?.track(target.node.name, relay);
