@@ -134,7 +134,7 @@ describe('GatewayMetrics', () => {
     for (const name of names) {
       expect(text).toContain(`# HELP ${name} `);
     }
-    expect(names.size).toBe(19);
+    expect(names.size).toBe(20);
   });
 
   it('reads in flight, slots and the queue at scrape time, and counts what the scheduler did', async () => {

@@ -12,6 +12,7 @@ function recorder(): { counters: ActionCounters; seen: string[] } {
       scaleOutWake: (model) => seen.push(`scale-out ${model}`),
       idleStopped: (node) => seen.push(`idle ${node}`),
       swapped: (group) => seen.push(`swap ${group}`),
+      fellBack: (model, reason) => seen.push(`fallback ${model} ${reason}`),
     },
   };
 }
@@ -45,5 +46,27 @@ describe('countAction', () => {
     countAction(counters, { kind: 'stop', node: 'a', reason: 'idle' });
     countAction(counters, { kind: 'stop', node: 'b', reason: 'swap', group: 'gpu' });
     expect(seen).toEqual(['scale-out m', 'idle a', 'swap gpu']);
+  });
+
+  it('counts a dispatch to a fallback by model and reason (docs/design.md D30)', () => {
+    const { counters, seen } = recorder();
+    countAction(counters, { kind: 'dispatch', id: 1, model: 'm', node: 'up', waitedMs: 0 });
+    countAction(counters, {
+      kind: 'dispatch',
+      id: 2,
+      model: 'm',
+      node: 'up',
+      waitedMs: 0,
+      fallback: 'waking',
+    });
+    countAction(counters, {
+      kind: 'dispatch',
+      id: 3,
+      model: 'n',
+      node: 'up',
+      waitedMs: 0,
+      fallback: 'queueFull',
+    });
+    expect(seen).toEqual(['fallback m waking', 'fallback n queueFull']);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { Counter, Histogram, type Registry, type RegistryContentType } from 'prom-client';
 
+import type { FallbackReason } from '../../core/fleet/file/fleet-file.ts';
 import type { RejectReason } from '../../core/fleet/scheduling/types.ts';
 
 /** How a node's `wakeCommand` run ended: exit 0, another exit or a signal, or past the bound. */
@@ -51,10 +52,12 @@ export class SchedulingCounters {
   private readonly idleStops: Counter;
   private readonly swaps: Counter;
   private readonly wakeCommands: Counter;
+  private readonly fallbacks: Counter;
   private readonly rejectChildren = new Map<string, CounterChild>();
   private readonly scaleOutChildren = new Map<string, CounterChild>();
   private readonly idleStopChildren = new Map<string, CounterChild>();
   private readonly swapChildren = new Map<string, CounterChild>();
+  private readonly fallbackChildren = new Map<string, CounterChild>();
 
   constructor(registers: Registry<RegistryContentType>[]) {
     this.queueWait = new Histogram({
@@ -96,6 +99,14 @@ export class SchedulingCounters {
       labelNames: ['node', 'outcome'],
       registers,
     });
+    // docs/design.md D30: the model label is a key of the fleet file's `fallbacks`, the reason
+    // one of three, so the series are bounded by the fleet file.
+    this.fallbacks = new Counter({
+      name: 'svc_gateway_fallbacks_total',
+      help: "Requests sent to their model's fallback, by model and reason (waking, queueFull, failed).",
+      labelNames: ['model', 'reason'],
+      registers,
+    });
   }
 
   /** A request left the queue (sent to a node, or refused) after `seconds` there. */
@@ -121,6 +132,17 @@ export class SchedulingCounters {
   /** A `stop` action with reason `swap`, in `group`. */
   swapped(group: string): void {
     counterChild(this.swapChildren, this.swaps, group).inc();
+  }
+
+  /** A request went to its model's fallback (a dispatch naming one, or a retry after a failure). */
+  fellBack(model: string, reason: FallbackReason): void {
+    const key = `${reason} ${model}`;
+    let found = this.fallbackChildren.get(key);
+    if (found === undefined) {
+      found = this.fallbacks.labels(model, reason);
+      this.fallbackChildren.set(key, found);
+    }
+    found.inc();
   }
 
   /** A node's wakeCommand ended. Rare (one per wake): no child kept. */
