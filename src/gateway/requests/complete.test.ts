@@ -92,7 +92,11 @@ async function gatewayTo(origin: string): Promise<{
   const deps: CompleteDeps = {
     scheduling,
     replyTimeoutMs: 60_000,
-    metrics: { waitStarted: () => undefined, waitEnded: () => undefined },
+    metrics: {
+      waitStarted: () => undefined,
+      waitEnded: () => undefined,
+      fellBack: () => undefined,
+    },
   };
   const outcomes: { promise: Promise<unknown>; settle: (value: unknown) => void }[] = [];
   let next = 0;

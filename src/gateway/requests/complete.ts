@@ -14,6 +14,7 @@ import { formBoundary } from '../bodies/multipart-model.ts';
 import { modelRequestOf } from '../bodies/request-target.ts';
 import type { Caller } from '../callers/caller-rights.ts';
 import { checkModelAllowed } from '../callers/caller-scope.ts';
+import { type RelayTo, relayWithFailover } from '../fallbacks/failed-retry.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import type { RequestNames } from '../names/request-names.ts';
 import { proxy } from '../relay/proxy.ts';
@@ -32,7 +33,7 @@ export interface CompleteDeps {
   /** How long a non-streamed reply may take (--reply-timeout). */
   readonly replyTimeoutMs: number;
   /** Counts the requests held for a slot, a waking or a loading node. */
-  readonly metrics: Pick<GatewayMetrics, 'waitStarted' | 'waitEnded'>;
+  readonly metrics: Pick<GatewayMetrics, 'waitStarted' | 'waitEnded' | 'fellBack'>;
   /** Aliases, variants and params (docs/design.md D31); none when the fleet file has none. */
   readonly names?: RequestNames;
 }
@@ -148,39 +149,62 @@ export async function complete(
     }
   }
   try {
-    const target = scheduling.target(dispatch.node);
-    context.node = dispatch.node;
-    // docs/design.md D31: counted in the gateway's own time (Server-Timing), which it is.
+    // docs/design.md D31: counted in the gateway's own time (Server-Timing), which it is. Only the
+    // chosen node's body is renamed: a retry goes to an upstream node, which maps names itself.
     const change = deps.names?.change(model, dispatch.node);
     const sent = change === undefined ? body : rewriteBody(body, change);
     const gatewayMs = performance.now() - arrived - (waitMs ?? 0);
     context.queueMs = waitMs ?? 0;
-    context.tail = new ReplyTail();
-    const extraHeaders = [
-      ...proxiedReplyHeaders(dispatch.node, {
-        gatewayMs,
-        ...(waitMs === undefined ? {} : { queueMs: waitMs }),
-        ...(woke && waitMs !== undefined ? { wakeMs: waitMs } : {}),
-      }),
-      // docs/design.md D30: a fallback's reply says why it answered.
-      ...(dispatch.fallback === undefined ? [] : ['x-svc-fallback', dispatch.fallback]),
-    ];
-    if (target.node.kind === 'upstream') {
-      const relay = { incoming: request, outgoing: response, body, model, extraHeaders };
-      await relayUpstream(target.node, relay);
-      return;
-    }
-    await proxy(target, {
-      incoming: request,
-      outgoing: response,
-      body: sent,
-      streaming,
-      replyTimeoutMs: deps.replyTimeoutMs,
-      context,
-      tap: context.tail,
-      cuts: scheduling.relays,
-      extraHeaders,
-    });
+    const timing = {
+      gatewayMs,
+      ...(waitMs === undefined ? {} : { queueMs: waitMs }),
+      ...(woke && waitMs !== undefined ? { wakeMs: waitMs } : {}),
+    };
+    const relayTo: RelayTo = async (node, fallback, holdServerErrors) => {
+      const target = scheduling.target(node);
+      context.node = node;
+      // A retry starts afresh: the failed node's reply left nothing the caller saw.
+      context.upstreamError = false;
+      context.tail = new ReplyTail();
+      const extraHeaders = [
+        ...proxiedReplyHeaders(node, timing),
+        // docs/design.md D30: a fallback's reply says why it answered.
+        ...(fallback === undefined ? [] : ['x-svc-fallback', fallback]),
+      ];
+      if (target.node.kind === 'upstream') {
+        const relay = { incoming: request, outgoing: response, body, model, extraHeaders };
+        await relayUpstream(target.node, relay);
+        return;
+      }
+      await proxy(target, {
+        incoming: request,
+        outgoing: response,
+        body: sent,
+        streaming,
+        replyTimeoutMs: deps.replyTimeoutMs,
+        context,
+        tap: context.tail,
+        cuts: scheduling.relays,
+        extraHeaders,
+        holdServerErrors,
+      });
+    };
+    await relayWithFailover(
+      {
+        ...(scheduling.scheduler.settings.fallbacks === undefined
+          ? {}
+          : { fallbacks: scheduling.scheduler.settings.fallbacks }),
+        fellBack: (name, reason) => deps.metrics.fellBack(name, reason),
+      },
+      {
+        model: route,
+        node: dispatch.node,
+        ...(dispatch.fallback === undefined ? {} : { fallback: dispatch.fallback }),
+        mayUseUpstreams: context.caller?.upstreams !== false,
+        outgoing: response,
+      },
+      relayTo,
+    );
   } finally {
     // In flight from dispatch until the relay settles (the scheduler's count, the only one): the
     // reply's end, its failure, or the caller's hang-up (the relay aborts and settles then).

@@ -19,6 +19,7 @@ export const GATEWAY_ORDER: readonly string[] = [
   'requests',
   'names',
   'upstreams',
+  'fallbacks',
   'usage',
   'scheduling',
   'wakes',
