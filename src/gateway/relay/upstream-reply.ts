@@ -72,7 +72,7 @@ function onCallerDrain(this: WithRelay): void {
 }
 
 /** Settles once the response's bytes are handed to the socket, or it closed. */
-function flushed(outgoing: ServerResponse): Promise<void> {
+export function flushed(outgoing: ServerResponse): Promise<void> {
   if (outgoing.writableFinished || outgoing.destroyed) {
     return Promise.resolve();
   }

@@ -172,8 +172,16 @@ export async function complete(
         ...(fallback === undefined ? [] : ['x-svc-fallback', fallback]),
       ];
       if (target.node.kind === 'upstream') {
-        const relay = { incoming: request, outgoing: response, body, model, extraHeaders };
-        await relayUpstream(target.node, relay);
+        await relayUpstream(target.node, {
+          incoming: request,
+          outgoing: response,
+          body,
+          model,
+          extraHeaders,
+          facts: context,
+          tap: context.tail,
+          cuts: scheduling.relays,
+        });
         return;
       }
       await proxy(target, {

@@ -7,15 +7,20 @@
  * own headers (`x-svc-node`, `Server-Timing`); the upstream's own 4xx passes through with its
  * status and body. Before the first byte reaches the caller, a failure is a GatewayError naming the
  * node (502 unreachable or a 5xx, 504 past the node's `timeout`), so the caller may send the request
- * once to a fallback; after it, a failure cuts the reply and nothing is retried.
+ * once to a fallback; after it, a failure cuts the reply and nothing is retried. Its bookkeeping is
+ * an engine reply's (upstream-reply.ts): the tap hears each chunk (usage), the facts say when it
+ * answered and whether it failed (TTFB, the access line), and RelayCuts may end it (docs/design.md
+ * D33): a shutdown ends an upstream stream with the same SSE error event a local one gets.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { Agent, request } from 'undici';
 
-import { GatewayError } from '../../core/http/gateway-error.ts';
+import { errorBody, GatewayError, sseError } from '../../core/http/gateway-error.ts';
 import { rewriteBody } from '../bodies/body-rewrite.ts';
 import { requestHeaderList } from '../relay/proxy.ts';
+import type { CuttableRelay, RelayCuts } from '../relay/relay-cuts.ts';
+import { flushed, type RelayFacts, type ReplyTap } from '../relay/upstream-reply.ts';
 
 /** An upstream node as the relay needs it: its base URL, key, model map and reply bound. */
 export interface UpstreamTarget {
@@ -34,6 +39,12 @@ export interface UpstreamRelayRequest {
   readonly model: string;
   /** Headers the gateway adds to the reply, flat `[name, value, …]`. */
   readonly extraHeaders: readonly string[];
+  /** When the reply's headers arrived, whether it failed, whether the gateway cut it. */
+  readonly facts?: RelayFacts;
+  /** Hears each chunk passed on to the caller (docs/design.md D29 usage). */
+  readonly tap?: ReplyTap;
+  /** Where the gateway finds the relay to end it itself (relay-cuts.ts). */
+  readonly cuts?: RelayCuts;
 }
 
 /** Reply headers the relay sets itself, or that belong to one hop. */
@@ -92,6 +103,7 @@ export async function relayUpstream(
   relay: UpstreamRelayRequest,
 ): Promise<void> {
   const { incoming, outgoing } = relay;
+  const facts: RelayFacts = relay.facts ?? {};
   const base = new URL(target.url);
   const path = incoming.url ?? '/';
   const url = `${base.origin}${base.pathname}${path.startsWith('/v1') ? path.slice(3) : path}`;
@@ -101,12 +113,38 @@ export async function relayUpstream(
     bound.passed = true;
     controller.abort();
   }, target.timeoutMs);
+  const cuts = {
+    by: undefined as GatewayError | undefined,
+    eventStream: false,
+    callerGone: false,
+  };
   const onClose = (): void => {
     if (!outgoing.writableFinished) {
+      cuts.callerGone = true;
       controller.abort();
     }
   };
   outgoing.on('close', onClose);
+  // As an engine relay is cut (upstream-reply.ts cut): a stream ends with one SSE error event.
+  const cuttable: CuttableRelay = {
+    cut: (reason) => {
+      cuts.by = reason;
+      facts.stopped = true;
+      controller.abort();
+      if (!outgoing.headersSent) {
+        return Promise.resolve();
+      }
+      if (cuts.eventStream && !outgoing.writableEnded && !outgoing.destroyed) {
+        outgoing.end(sseError(errorBody(reason)));
+      } else {
+        outgoing.destroy();
+      }
+      return flushed(outgoing);
+    },
+  };
+  const untrack = relay.cuts?.track(target.name, cuttable);
+  // Read afresh each time: a cut may come between any two awaits.
+  const wasCut = (): boolean => cuts.by !== undefined;
   const headers = requestHeaderList(incoming.rawHeaders, target.apiKey);
   try {
     let reply;
@@ -119,6 +157,10 @@ export async function relayUpstream(
         body: upstreamBody(target, relay.model, relay.body),
       });
     } catch (error) {
+      if (cuts.by !== undefined) {
+        throw cuts.by;
+      }
+      facts.upstreamError = !cuts.callerGone;
       throw bound.passed
         ? new GatewayError(
             504,
@@ -131,7 +173,9 @@ export async function relayUpstream(
             { code: 'upstream_error' },
           );
     }
+    facts.repliedAt = performance.now();
     if (reply.statusCode >= 500) {
+      facts.upstreamError = true;
       await reply.body.dump();
       throw new GatewayError(
         502,
@@ -139,21 +183,37 @@ export async function relayUpstream(
         { code: 'upstream_error' },
       );
     }
+    if (cuts.by !== undefined) {
+      await reply.body.dump();
+      throw cuts.by;
+    }
+    const type = reply.headers['content-type'];
+    cuts.eventStream = typeof type === 'string' && type.includes('text/event-stream');
     outgoing.writeHead(reply.statusCode, [
       ...replyHeaders(reply.headers),
       ...pairs(relay.extraHeaders),
     ]);
     try {
       for await (const chunk of reply.body) {
+        if (wasCut()) {
+          break;
+        }
+        relay.tap?.data(chunk as Buffer);
         outgoing.write(chunk as Buffer);
       }
-      outgoing.end();
+      if (!wasCut()) {
+        outgoing.end();
+      }
     } catch {
-      // After the first byte nothing is retried: the caller sees the reply cut (D30).
-      outgoing.destroy();
+      if (!wasCut()) {
+        // After the first byte nothing is retried: the caller sees the reply cut (D30).
+        facts.upstreamError = !cuts.callerGone;
+        outgoing.destroy();
+      }
     }
   } finally {
     clearTimeout(timer);
     outgoing.off('close', onClose);
+    untrack?.();
   }
 }
