@@ -2,9 +2,11 @@
  * A fake OpenAI-compatible server standing in for a hosted API (docs/design.md D30), for the faults
  * a real engine cannot show on cue: it records every request (its path, the Authorization it got,
  * the body's model) and answers as the test sets it: a JSON reply, a status with a body, a stream
- * of SSE chunks, a stream cut after its first chunks, or a hang. Listens on 127.0.0.1, port 0.
+ * of SSE chunks, a stream cut after its first chunks, or a hang. Listens on 127.0.0.1, port 0;
+ * over TLS when given a key and certificate (an `https` upstream).
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface SeenRequest {
@@ -20,7 +22,7 @@ export type FakeAnswer =
   | { readonly kind: 'hang' };
 
 export interface FakeOpenai {
-  /** `http://127.0.0.1:<port>/v1`. */
+  /** `http://127.0.0.1:<port>/v1` (`https` with TLS). */
   readonly url: string;
   readonly seen: SeenRequest[];
   answer: FakeAnswer;
@@ -42,10 +44,16 @@ function writeStream(response: ServerResponse, answer: FakeAnswer & { kind: 'str
   });
 }
 
-export async function fakeOpenai(): Promise<FakeOpenai> {
+/** PEM key and certificate for an `https` fake. */
+export interface FakeTls {
+  readonly key: string;
+  readonly cert: string;
+}
+
+export async function fakeOpenai(tls?: FakeTls): Promise<FakeOpenai> {
   const seen: SeenRequest[] = [];
   const fake = { answer: { kind: 'json' } as FakeAnswer };
-  const server: Server = createServer((request, response) => {
+  const handler: RequestListener = (request, response) => {
     const parts: Buffer[] = [];
     request.on('data', (part: Buffer) => parts.push(part));
     request.on('end', () => {
@@ -81,11 +89,12 @@ export async function fakeOpenai(): Promise<FakeOpenai> {
         .writeHead(answer.status ?? 200, { 'content-type': 'application/json' })
         .end(JSON.stringify(reply));
     });
-  });
+  };
+  const server: Server = tls === undefined ? createServer(handler) : createTlsServer(tls, handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(fake, {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/v1`,
     seen,
     close: async () => {
       server.closeAllConnections();

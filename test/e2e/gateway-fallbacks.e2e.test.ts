@@ -1,0 +1,206 @@
+/**
+ * Fallbacks end to end (docs/design.md D30), through the built gateway with a real llama-server
+ * (local node `gpu`, the tiny model), a command engine that fails on cue (local node `flaky`,
+ * test/fixtures/command-server.mjs --fail) and the fake OpenAI server (upstream node `hosted`,
+ * recording every request) in one fleet: while `gpu` wakes the first request is answered by the
+ * fallback at once and the wake still starts, after which requests stay local; `flaky`'s 500
+ * before any body is answered once by the fallback, its stream cut after the first byte is not
+ * retried, and a caller with `upstreams: off` never reaches the fake; each is counted in
+ * svc_gateway_fallbacks_total. An `https` upstream with a self-signed certificate is trusted
+ * through NODE_EXTRA_CA_CERTS, and refused without it.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { type FakeOpenai, fakeOpenai } from '../support/fakes/fake-openai.ts';
+import { chat } from '../support/http/chat.ts';
+import { writeTinyModel } from '../support/models/tiny-model.ts';
+import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
+import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import { authorized, startTestGateway } from '../support/svc/gateway-fleet.ts';
+import { tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
+
+const SERVER = join(REPO_ROOT, 'test', 'fixtures', 'command-server.mjs');
+const OFF_TOKEN = 'caller-without-upstreams-3c1d';
+
+let fake: FakeOpenai;
+let url: string;
+
+beforeAll(() => sharedByFile(startFleet));
+
+/** The fake, the fleet's files and the gateway, kept for the whole file. */
+async function startFleet(): Promise<void> {
+  fake = await fakeOpenai();
+  const dir = await tempDir();
+  const model = await writeTinyModel(join(dir, 'tiny.gguf'));
+  await writeFile(
+    join(dir, 'gpu.svc'),
+    `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nCONTEXT 256\n`,
+  );
+  await writeFile(
+    join(dir, 'flaky.svc'),
+    [
+      'PROVIDER command',
+      'ALIAS flaky',
+      `COMMAND node ${SERVER} --port \${PORT} --name flaky --fail`,
+      'HEALTH /health',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(
+    join(dir, 'fleet.yaml'),
+    [
+      'callers:',
+      '  - {name: offline, tokenEnv: OFF_TOKEN, upstreams: off}',
+      'nodes:',
+      '  - {name: gpu, kind: local, file: gpu.svc}',
+      '  - {name: flaky, kind: local, file: flaky.svc}',
+      '  - name: hosted',
+      '    kind: upstream',
+      `    url: ${fake.url}`,
+      '    models: [tiny, flaky]',
+      'fallbacks:',
+      '  tiny: {to: hosted, when: [waking, queueFull]}',
+      '  flaky: {to: hosted, when: [failed]}',
+      '',
+    ].join('\n'),
+  );
+  ({ url } = await startTestGateway({
+    cwd: dir,
+    configDir: join(dir, 'config'),
+    env: { PATH: testPath(), OFF_TOKEN },
+  }));
+}
+
+afterAll(async () => {
+  await endSharedByFile();
+  await fake.close();
+});
+
+const posts = (model: string): number =>
+  fake.seen.filter((seen) => seen.path === '/v1/chat/completions' && seen.model === model).length;
+
+/** What the gateway's scheduler would do with a request for `model` now, and where. */
+async function routeOf(model: string): Promise<string> {
+  const reply = await fetch(`${url}/v1/fleet/route?model=${model}`, { headers: authorized() });
+  const body = (await reply.json()) as { action: string; node?: string };
+  return `${body.action} ${body.node ?? ''}`;
+}
+
+describe('fallbacks through the gateway', () => {
+  it('answers from the fallback while the local node wakes, then serves locally', async () => {
+    const first = await chat(url, { model: 'tiny', max_tokens: 4 }, { headers: authorized() });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-svc-node')).toBe('hosted');
+    expect(first.headers.get('x-svc-fallback')).toBe('waking');
+    expect(first.headers.get('server-timing')).toContain('gateway;dur=');
+    await first.text();
+    expect(posts('tiny')).toBe(1);
+    // The wake still started: the local node comes up without another request, and the
+    // scheduler places the model there once it serves.
+    await eventually(
+      () => routeOf('tiny'),
+      (route) => route === 'serve gpu',
+      'tiny served by gpu',
+      {
+        timeoutMs: 120_000,
+      },
+    );
+    for (let index = 0; index < 2; index += 1) {
+      const local = await chat(url, { model: 'tiny', max_tokens: 4 }, { headers: authorized() });
+      expect(local.status).toBe(200);
+      expect(local.headers.get('x-svc-node')).toBe('gpu');
+      expect(local.headers.get('x-svc-fallback')).toBeNull();
+      await local.text();
+    }
+    // Local while it has a free slot: the fake saw nothing more.
+    expect(posts('tiny')).toBe(1);
+  });
+
+  it('sends a request whose node answered 500 before any body once to the fallback', async () => {
+    const reply = await chat(url, { model: 'flaky' }, { headers: authorized() });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-svc-node')).toBe('hosted');
+    expect(reply.headers.get('x-svc-fallback')).toBe('failed');
+    expect(await reply.json()).toMatchObject({ choices: [{ message: { content: 'hosted' } }] });
+    expect(posts('flaky')).toBe(1);
+  });
+
+  it('does not retry a stream cut after its first byte', async () => {
+    const reply = await chat(url, { model: 'flaky', stream: true }, { headers: authorized() });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-svc-node')).toBe('flaky');
+    const text = await reply.text().catch((error: unknown) => `cut: ${String(error)}`);
+    expect(text).not.toContain('hosted');
+    expect(posts('flaky')).toBe(1);
+  });
+
+  it('never sends a caller with upstreams: off to the fallback', async () => {
+    const reply = await chat(url, { model: 'flaky' }, { headers: authorized(OFF_TOKEN) });
+    expect(reply.status).toBe(500);
+    expect(reply.headers.get('x-svc-node')).toBe('flaky');
+    expect(reply.headers.get('x-svc-fallback')).toBeNull();
+    expect(await reply.text()).toContain('flaky failed');
+    expect(posts('flaky')).toBe(1);
+  });
+
+  it('counts each fallback by model and reason in /metrics', async () => {
+    const text = await (await fetch(`${url}/metrics`, { headers: authorized() })).text();
+    expect(text).toContain('svc_gateway_fallbacks_total{model="tiny",reason="waking"} 1');
+    expect(text).toContain('svc_gateway_fallbacks_total{model="flaky",reason="failed"} 1');
+  });
+});
+
+describe('an https upstream node', () => {
+  it('is trusted through NODE_EXTRA_CA_CERTS, and refused with a 502 naming it without', async () => {
+    const dir = await tempDir();
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    // A self-signed certificate for 127.0.0.1, made here with the machine's openssl.
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1'],
+        ...['-keyout', key, '-out', cert, '-subj', '/CN=127.0.0.1'],
+        ...['-addext', 'subjectAltName=IP:127.0.0.1'],
+      ],
+      { stdio: 'ignore' },
+    );
+    const tls = await fakeOpenai({
+      key: await readFile(key, 'utf8'),
+      cert: await readFile(cert, 'utf8'),
+    });
+    try {
+      await writeFile(
+        join(dir, 'fleet.yaml'),
+        `nodes:\n  - {name: secure, kind: upstream, url: "${tls.url}", models: [big]}\n`,
+      );
+      for (const trusted of [true, false]) {
+        const started = await startTestGateway({
+          cwd: dir,
+          configDir: join(dir, trusted ? 'trusted' : 'untrusted'),
+          env: trusted ? { NODE_EXTRA_CA_CERTS: cert } : {},
+        });
+        try {
+          const reply = await chat(started.url, { model: 'big' }, { headers: authorized() });
+          const text = await reply.text();
+          if (trusted) {
+            expect(reply.status).toBe(200);
+            expect(reply.headers.get('x-svc-node')).toBe('secure');
+          } else {
+            expect(reply.status).toBe(502);
+            expect(text).toContain('secure');
+          }
+        } finally {
+          await started.gateway.kill();
+        }
+      }
+      expect(tls.seen.filter((seen) => seen.path === '/v1/chat/completions')).toHaveLength(1);
+    } finally {
+      await tls.close();
+    }
+  });
+});
