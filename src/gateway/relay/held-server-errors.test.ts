@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 
 import { describe, expect, it } from 'vitest';
 
+import { ENGINE_REQUEST } from '../../../test/support/http/engine-request.ts';
 import type { EngineDispatcher, EngineHandler } from './engine-client.ts';
 import { holdingServerErrors } from './held-server-errors.ts';
 import { type RelayFacts, UpstreamReply } from './upstream-reply.ts';
@@ -61,15 +62,7 @@ async function relay(dispatcher: EngineDispatcher) {
     caller as unknown as ServerResponse,
     { node: 'gpu-a', replyTimeoutMs: 1000, extraHeaders: [], facts },
     dispatcher,
-    {
-      origin: 'http://127.0.0.1:1',
-      path: '/v1/chat/completions',
-      method: 'POST',
-      headers: [],
-      body: '{}',
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    },
+    { ...ENGINE_REQUEST, headers: [] },
   ).start();
   return { caller, facts, refusal };
 }

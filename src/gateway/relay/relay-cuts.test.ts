@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { ENGINE_REQUEST } from '../../../test/support/http/engine-request.ts';
 import type { GatewayError } from '../../core/http/gateway-error.ts';
 import type { EngineDispatcher, EngineHandler } from './engine-client.ts';
 import { nodeStopped, RelayCuts, shuttingDown } from './relay-cuts.ts';
@@ -63,15 +64,7 @@ async function relayed(
       response,
       { node, replyTimeoutMs: 1000, extraHeaders: [], facts },
       dispatcher,
-      {
-        origin: 'http://127.0.0.1:1',
-        path: '/v1/chat/completions',
-        method: 'POST',
-        headers: [],
-        body: '{}',
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      },
+      { ...ENGINE_REQUEST, headers: [] },
     );
     const state: Relayed = { relay, facts, done: relay.start(), aborted: false };
   });

@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 
 import { describe, expect, it } from 'vitest';
 
+import { ENGINE_REQUEST } from '../../../test/support/http/engine-request.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import {
   EngineClosedError,
@@ -81,15 +82,7 @@ function relay(
     outgoing as unknown as ServerResponse,
     { node: 'gpu-a', replyTimeoutMs: 1000, extraHeaders: ['x-svc-node', 'gpu-a'], facts },
     dispatcher,
-    {
-      origin: 'http://127.0.0.1:1',
-      path: '/v1/chat/completions',
-      method: 'POST',
-      headers: [],
-      body: '{}',
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    },
+    { ...ENGINE_REQUEST, headers: [] },
   );
 }
 
