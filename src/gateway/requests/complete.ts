@@ -14,15 +14,13 @@ import { formBoundary } from '../bodies/multipart-model.ts';
 import { modelRequestOf } from '../bodies/request-target.ts';
 import type { Caller } from '../callers/caller-rights.ts';
 import { checkModelAllowed } from '../callers/caller-scope.ts';
-import { type RelayTo, relayWithFailover } from '../fallbacks/failed-retry.ts';
+import { relayWithFailover } from '../fallbacks/failed-retry.ts';
 import type { GatewayMetrics, RequestFacts } from '../metrics/gateway-metrics.ts';
 import type { RequestNames } from '../names/request-names.ts';
-import { proxy } from '../relay/proxy.ts';
 import type { GatewayScheduler } from '../scheduling/gateway-scheduler.ts';
 import { type Admission, type DispatchAction, Refused } from '../scheduling/loop-contract.ts';
-import { relayUpstream } from '../upstreams/upstream-relay.ts';
-import { ReplyTail } from '../usage/reply-usage.ts';
-import { proxiedReplyHeaders } from './reply-headers.ts';
+import type { ReplyTail } from '../usage/reply-usage.ts';
+import { nodeRelay } from './node-relay.ts';
 import { waitForPlace } from './wait-for-place.ts';
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -160,43 +158,17 @@ export async function complete(
       ...(waitMs === undefined ? {} : { queueMs: waitMs }),
       ...(woke && waitMs !== undefined ? { wakeMs: waitMs } : {}),
     };
-    const relayTo: RelayTo = async (node, fallback, holdServerErrors) => {
-      const target = scheduling.target(node);
-      context.node = node;
-      // A retry starts afresh: the failed node's reply left nothing the caller saw.
-      context.upstreamError = false;
-      context.tail = new ReplyTail();
-      const extraHeaders = [
-        ...proxiedReplyHeaders(node, timing),
-        // docs/design.md D30: a fallback's reply says why it answered.
-        ...(fallback === undefined ? [] : ['x-svc-fallback', fallback]),
-      ];
-      if (target.node.kind === 'upstream') {
-        await relayUpstream(target.node, {
-          incoming: request,
-          outgoing: response,
-          body,
-          model,
-          extraHeaders,
-          facts: context,
-          tap: context.tail,
-          cuts: scheduling.relays,
-        });
-        return;
-      }
-      await proxy(target, {
-        incoming: request,
-        outgoing: response,
-        body: sent,
-        streaming,
-        replyTimeoutMs: deps.replyTimeoutMs,
-        context,
-        tap: context.tail,
-        cuts: scheduling.relays,
-        extraHeaders,
-        holdServerErrors,
-      });
-    };
+    const relayTo = nodeRelay(scheduling, {
+      incoming: request,
+      outgoing: response,
+      body,
+      sent,
+      model,
+      streaming,
+      replyTimeoutMs: deps.replyTimeoutMs,
+      timing,
+      books: context,
+    });
     await relayWithFailover(
       {
         ...(scheduling.scheduler.settings.fallbacks === undefined

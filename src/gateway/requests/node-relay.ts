@@ -1,0 +1,77 @@
+/**
+ * One model request's relay to a node (spec §4.2 rule 4): to an engine through the gateway's own
+ * client (proxy.ts), or to an upstream node through undici (upstream-relay.ts, docs/design.md D30),
+ * with the headers that say where it went and why, and the request's books (which node, the usage
+ * tap, whether it failed) begun afresh for each relay, so a retry on a fallback starts clean.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { RelayTo } from '../fallbacks/failed-retry.ts';
+import { proxy } from '../relay/proxy.ts';
+import type { RelayFacts } from '../relay/upstream-reply.ts';
+import type { GatewayScheduler } from '../scheduling/gateway-scheduler.ts';
+import { relayUpstream } from '../upstreams/upstream-relay.ts';
+import { ReplyTail } from '../usage/reply-usage.ts';
+import { proxiedReplyHeaders, type ReplyTiming } from './reply-headers.ts';
+
+/** What the access line, the metrics and the usage learn of the relay (complete.ts's context). */
+export interface RelayBooks extends RelayFacts {
+  node?: string;
+  tail?: ReplyTail;
+}
+
+export interface NodeRelayRequest {
+  readonly incoming: IncomingMessage;
+  readonly outgoing: ServerResponse;
+  /** The body as the caller sent it, and as the chosen node gets it (docs/design.md D31). */
+  readonly body: Buffer;
+  readonly sent: Buffer;
+  /** The name the caller asked for (an upstream node maps it itself). */
+  readonly model: string;
+  readonly streaming: boolean;
+  readonly replyTimeoutMs: number;
+  readonly timing: ReplyTiming;
+  readonly books: RelayBooks;
+}
+
+export function nodeRelay(scheduling: GatewayScheduler, request: NodeRelayRequest): RelayTo {
+  const { incoming, outgoing, books } = request;
+  return async (node, fallback, holdServerErrors) => {
+    const target = scheduling.target(node);
+    books.node = node;
+    // A retry starts afresh: the failed node's reply left nothing the caller saw.
+    books.upstreamError = false;
+    books.tail = new ReplyTail();
+    const extraHeaders = [
+      ...proxiedReplyHeaders(node, request.timing),
+      // docs/design.md D30: a fallback's reply says why it answered.
+      ...(fallback === undefined ? [] : ['x-svc-fallback', fallback]),
+    ];
+    if (target.node.kind === 'upstream') {
+      await relayUpstream(target.node, {
+        incoming,
+        outgoing,
+        body: request.body,
+        model: request.model,
+        extraHeaders,
+        facts: books,
+        tap: books.tail,
+        cuts: scheduling.relays,
+      });
+      return;
+    }
+    // Only the chosen node is an engine: a retry goes to an upstream node.
+    await proxy(target, {
+      incoming,
+      outgoing,
+      body: request.sent,
+      streaming: request.streaming,
+      replyTimeoutMs: request.replyTimeoutMs,
+      context: books,
+      tap: books.tail,
+      cuts: scheduling.relays,
+      extraHeaders,
+      holdServerErrors,
+    });
+  };
+}
