@@ -6,7 +6,8 @@
  * fallback at once and the wake still starts, after which requests stay local; `flaky`'s 500
  * before any body is answered once by the fallback, its stream cut after the first byte is not
  * retried, and a caller with `upstreams: off` never reaches the fake; each is counted in
- * svc_gateway_fallbacks_total. An `https` upstream with a self-signed certificate is trusted
+ * svc_gateway_fallbacks_total. With the local node's one slot held (the fake engine's `hold`, a
+ * fault the real one cannot show on cue) and no queue room, the fallback answers instead of 429. An `https` upstream with a self-signed certificate is trusted
  * through NODE_EXTRA_CA_CERTS, and refused without it.
  */
 import { execFileSync } from 'node:child_process';
@@ -20,6 +21,7 @@ import { chat } from '../support/http/chat.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
 import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import { FAKE_BIN_DIR } from '../support/svc/daemon.ts';
 import { authorized, startTestGateway } from '../support/svc/gateway-fleet.ts';
 import { tempDir } from '../support/svc/svc.ts';
 import { eventually } from '../support/time/eventually.ts';
@@ -152,6 +154,59 @@ describe('fallbacks through the gateway', () => {
     const text = await (await fetch(`${url}/metrics`, { headers: authorized() })).text();
     expect(text).toContain('svc_gateway_fallbacks_total{model="tiny",reason="waking"} 1');
     expect(text).toContain('svc_gateway_fallbacks_total{model="flaky",reason="failed"} 1');
+  });
+});
+
+describe('the queueFull fallback', () => {
+  it('answers from the fallback instead of 429 while the only local slot is held', async () => {
+    const hosted = await fakeOpenai();
+    const dir = await tempDir();
+    await writeFile(
+      join(dir, 'slow.svc'),
+      'PROVIDER llamacpp\nMODEL org/m\nALIAS m\nPARALLEL 1\nENV FAKE_ENGINE=slots:1,chunks:6000,hold:600000\n',
+    );
+    await writeFile(
+      join(dir, 'fleet.yaml'),
+      [
+        'queue: {max: 0}',
+        'nodes:',
+        '  - {name: slow, kind: local, file: slow.svc}',
+        `  - {name: hosted, kind: upstream, url: "${hosted.url}", models: [m]}`,
+        'fallbacks:',
+        '  m: {to: hosted, when: [queueFull]}',
+        '',
+      ].join('\n'),
+    );
+    const started = await startTestGateway({
+      cwd: dir,
+      configDir: join(dir, 'config'),
+      env: { PATH: testPath(FAKE_BIN_DIR) },
+    });
+    const holder = new AbortController();
+    try {
+      // The first request wakes the node and holds its one slot: a chunk each 100 ms for 10
+      // minutes, until this test hangs up.
+      const held = await chat(
+        started.url,
+        { model: 'm', stream: true },
+        { headers: authorized(), signal: holder.signal },
+      );
+      expect(held.headers.get('x-svc-node')).toBe('slow');
+      const reply = await chat(started.url, { model: 'm' }, { headers: authorized() });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('x-svc-node')).toBe('hosted');
+      expect(reply.headers.get('x-svc-fallback')).toBe('queueFull');
+      await reply.text();
+      expect(hosted.seen.filter((seen) => seen.path === '/v1/chat/completions')).toHaveLength(1);
+      const metrics = await fetch(`${started.url}/metrics`, { headers: authorized() });
+      expect(await metrics.text()).toContain(
+        'svc_gateway_fallbacks_total{model="m",reason="queueFull"} 1',
+      );
+    } finally {
+      holder.abort();
+      await started.gateway.kill();
+      await hosted.close();
+    }
   });
 });
 
