@@ -3,7 +3,8 @@
  * place of the caller's Authorization, the model renamed only where mapped, streaming through,
  * the upstream's 4xx passed on, and a GatewayError naming the node before the first byte only.
  */
-import { request as httpRequest } from 'node:http';
+import { EventEmitter } from 'node:events';
+import { type IncomingMessage, request as httpRequest, type ServerResponse } from 'node:http';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -168,4 +169,50 @@ describe('relayUpstream', () => {
     expect(reply.body).toBe('data: {"a":1}\n\n');
     expect(fake.seen).toHaveLength(1);
   });
+
+  it('reads no further while the caller has not taken what was written', async () => {
+    const [node, fake] = await target();
+    // Large enough to reach the relay as several reads, whatever the sockets coalesce.
+    const big = JSON.stringify({ a: 'x'.repeat(200_000) });
+    fake.answer = { kind: 'stream', chunks: [big, big, big] };
+    // A caller whose buffer is always full: each write asks the relay to wait for 'drain'.
+    const writes: unknown[] = [];
+    const caller = Object.assign(new EventEmitter(), {
+      headersSent: false,
+      writableFinished: false,
+      writableEnded: false,
+      destroyed: false,
+      writeHead: () => caller,
+      write: (chunk: unknown) => writes.push(chunk) < 0,
+      end: () => {
+        caller.writableEnded = caller.writableFinished = true;
+      },
+      destroy: () => {
+        caller.destroyed = true;
+      },
+    });
+    const incoming = { url: '/v1/chat/completions', rawHeaders: [] };
+    const relayed = relayUpstream(node, {
+      incoming: incoming as unknown as IncomingMessage,
+      outgoing: caller as unknown as ServerResponse,
+      body: Buffer.from('{"model":"big","stream":true}'),
+      model: 'big',
+      extraHeaders: [],
+    });
+    await until(() => writes.length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(writes).toHaveLength(1);
+    while (!caller.writableEnded) {
+      caller.emit('drain');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await relayed;
+    expect(writes.length).toBeGreaterThan(1);
+  });
 });
+
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -13,6 +13,7 @@
  * D33): a shutdown ends an upstream stream with the same SSE error event a local one gets.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 
 import { Agent, request } from 'undici';
 
@@ -92,6 +93,22 @@ function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: string } }).cause;
   const code = (error as { code?: string }).code ?? cause?.code;
   return code ?? (error as Error).name;
+}
+
+/**
+ * Until `outgoing` takes more, or is gone: a slow reader holds the upstream back (the loop reads
+ * no further) rather than growing a buffer here, as an engine relay does (upstream-reply.ts).
+ */
+export function drained(outgoing: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      outgoing.off('drain', done);
+      outgoing.off('close', done);
+      resolve();
+    };
+    outgoing.on('drain', done);
+    outgoing.on('close', done);
+  });
 }
 
 /**
@@ -199,7 +216,9 @@ export async function relayUpstream(
           break;
         }
         relay.tap?.data(chunk as Buffer);
-        outgoing.write(chunk as Buffer);
+        if (!outgoing.write(chunk as Buffer)) {
+          await drained(outgoing);
+        }
       }
       if (!wasCut()) {
         outgoing.end();
