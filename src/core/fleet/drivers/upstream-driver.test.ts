@@ -81,6 +81,25 @@ describe('upstreamDriver', () => {
     const node = upstreamNode('hosted');
     await expect(driver.wakeSource(node)).rejects.toThrow('upstream node');
     expect(await driver.stop(node)).toMatchObject({ ok: false, outcome: 'unsupported' });
-    expect(await driver.stats(node)).toMatchObject({ ok: false, outcome: 'unsupported' });
+  });
+
+  it('reads as its check in stats, with the names it serves and never its key', async () => {
+    const driver = upstreamDriver();
+    const url = await serve(() => 200);
+    const node = upstreamNode('hosted', {
+      url,
+      apiKey: KEY,
+      models: { big: 'vendor/big', small: 'small' },
+    });
+    const reply = await driver.stats(node);
+    expect(reply).toEqual({
+      ok: true,
+      value: { state: 'running', runner: 'upstream', servedName: 'big, small' },
+    });
+    const gone = await driver.stats(
+      upstreamNode('gone', { url: 'http://127.0.0.1:9/v1', apiKey: KEY }),
+    );
+    expect(gone).toMatchObject({ ok: false, outcome: 'unreachable' });
+    expect(JSON.stringify([reply, gone])).not.toContain(KEY);
   });
 });

@@ -13,6 +13,7 @@ import {
   type NodeDriver,
   type NodeOutcome,
   type NodeReply,
+  type NodeStats,
   type NodeStatus,
   STATUS_TIMEOUT_MS,
 } from './node-driver.ts';
@@ -77,7 +78,19 @@ export async function upstreamStatus(
   }
 }
 
-/** What a start, stop or stats call gets: svc runs nothing for an upstream node. */
+/**
+ * Its stats are its check: svc runs no engine there, so there are no counters or gauges to read,
+ * but `svc fleet metrics`, the dashboard and `/v1/fleet/stats` still show it running or not and
+ * the names it serves (docs/design.md D30: kind, state, models).
+ */
+async function upstreamStats(node: UpstreamNode): Promise<NodeReply<NodeStats>> {
+  const reply = await upstreamStatus(node);
+  return reply.ok
+    ? { ok: true, value: { ...reply.value, servedName: Object.keys(node.models).join(', ') } }
+    : reply;
+}
+
+/** What a start or stop call gets: svc runs nothing for an upstream node. */
 function notRun(node: UpstreamNode): Promise<NodeReply<never>> {
   return Promise.resolve({
     ok: false,
@@ -97,6 +110,6 @@ export function upstreamDriver(): NodeDriver<UpstreamNode> {
       ),
     start: notRun,
     stop: notRun,
-    stats: notRun,
+    stats: upstreamStats,
   };
 }
