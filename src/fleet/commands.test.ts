@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../test/support/project-files/fleet-node.ts';
+import { daemonNode, upstreamNode } from '../../test/support/project-files/fleet-node.ts';
 import type { DeployConfig, StatusResponse } from '../core/contract/schemas.ts';
 import type { NodeDriver, NodeReply, NodeStatus } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
@@ -163,6 +163,34 @@ describe('fleetStatus', () => {
     expect(
       statusText(plain, { ok: false, name: 'lab', detail: 'GET http://gw/v1/fleet: refused' }),
     ).toContain('\nnote: the gateway (lab) did not answer: GET http://gw/v1/fleet: refused\n');
+  });
+
+  it("shows an upstream node's kind and the names it serves, never its key", async () => {
+    const key = 'sk-status-never-4d2e';
+    const hosted = upstreamNode('hosted', {
+      apiKey: key,
+      models: { big: 'vendor/big', small: 'small' },
+    });
+    const fleet: Fleet = { path: '/f/fleet.yaml', nodes: [node('a'), hosted] };
+    const { driver } = recordingDriver({
+      a: status('running', 'qwen'),
+      hosted: { ok: true, value: { state: 'running', runner: 'upstream' } },
+    });
+    const rows = await fleetStatus(fleet, fleet.nodes, {
+      driver,
+      sourceProblem: () => Promise.resolve(undefined),
+    });
+    expect(rows[1]).toMatchObject({ kind: 'upstream', models: ['big', 'small'] });
+    const text = statusText(rows);
+    expect(text).toBe(
+      [
+        'NODE    STATE    KIND      SERVING     LAST ACTIVE',
+        'a       running            qwen',
+        'hosted  running  upstream  big, small',
+        '',
+      ].join('\n'),
+    );
+    expect(JSON.stringify(rows) + text).not.toContain(key);
   });
 
   it('says once that no gateway answers, not on every local node it runs', () => {

@@ -6,7 +6,8 @@
  * engine key variable, a missing Svcfile source) are listed under the table. A running node's
  * busy/slots and each node's group (docs/design.md D25, D26) show where known; what only the
  * gateway knows (its queue, each node's idle-stop time) shows when the fleet's gateway answers
- * (gateway-readout.ts).
+ * (gateway-readout.ts). An upstream node's row says its kind and the names it serves, from the
+ * fleet file, and never its key (docs/design.md D30).
  */
 import type { NodeDriver, NodeOutcome, NodeStatus } from '../core/fleet/drivers/node-driver.ts';
 import type { Fleet, FleetNode } from '../core/fleet/file/fleet-file.ts';
@@ -33,6 +34,9 @@ export interface StatusRow {
   readonly inFlight?: number;
   /** When the gateway will stop the node for idleness, RFC 3339 (docs/design.md D26). */
   readonly idleStopAt?: string;
+  /** docs/design.md D30: an upstream node's kind, and the names it serves (no URL, no key). */
+  readonly kind?: 'upstream';
+  readonly models?: readonly string[];
 }
 
 export interface StatusDeps {
@@ -54,6 +58,7 @@ export async function fleetStatus(
     const extra = {
       ...(problems.length === 0 ? {} : { problems }),
       ...(group === undefined ? {} : { group }),
+      ...(node.kind === 'upstream' ? { kind: node.kind, models: Object.keys(node.models) } : {}),
     };
     const blocked = unreachableByConfig(node, fleet);
     if (blocked !== undefined) {
@@ -66,8 +71,18 @@ export async function fleetStatus(
   });
 }
 
-/** What a node serves; a remote environment's retention deadline while it is ahead (spec §2.4). */
-function servingText(status: NodeStatus): string {
+/**
+ * What a node serves (an upstream node: every name it lists); a remote environment's retention
+ * deadline while it is ahead (spec §2.4).
+ */
+function servingText(row: StatusRow): string {
+  const status = row.status;
+  if (status === undefined) {
+    return '';
+  }
+  if (row.models !== undefined) {
+    return row.models.join(', ');
+  }
   const serving = status.servedName ?? status.model ?? '';
   const until = futureOnly(status.retainUntil, Date.now());
   const retained = until === undefined ? '' : `kept until ${until}`;
@@ -125,7 +140,7 @@ function gatewayLines(answer: GatewayAnswer | undefined, locals: readonly string
 }
 
 /**
- * The human form: NODE STATE SERVING [BUSY] [GROUP] LAST ACTIVE [IDLE STOP], each bracketed column
+ * The human form: NODE STATE [KIND] SERVING [BUSY] [GROUP] LAST ACTIVE [IDLE STOP], each bracketed column
  * only when some row has something in it; then the gateway's queue, and a note per configuration
  * problem.
  */
@@ -135,13 +150,14 @@ export function statusText(
   locals: ReadonlySet<string> = new Set(),
 ): string {
   const columns: { title: string; cell: (row: StatusRow) => string }[] = [
-    { title: 'SERVING', cell: (row) => (row.status === undefined ? '' : servingText(row.status)) },
+    { title: 'KIND', cell: (row) => row.kind ?? '' },
+    { title: 'SERVING', cell: servingText },
     { title: 'BUSY', cell: busyText },
     { title: 'GROUP', cell: (row) => row.group ?? '' },
     { title: 'LAST ACTIVE', cell: (row) => row.status?.lastActiveAt ?? '' },
     { title: 'IDLE STOP', cell: (row) => row.idleStopAt ?? '' },
   ];
-  const optional = new Set(['BUSY', 'GROUP', 'IDLE STOP']);
+  const optional = new Set(['KIND', 'BUSY', 'GROUP', 'IDLE STOP']);
   const shown = columns.filter(
     (column) => !optional.has(column.title) || rows.some((row) => column.cell(row) !== ''),
   );
