@@ -3,8 +3,8 @@
  * the gateway then does. Each case asks the scheduler's read-only `route`, checks that asking
  * changed nothing, then lets the same request arrive over the same state and finds the same
  * decision: a free slot, a full node (queue), a wake, one already coming, a swap (and who it
- * stops), a full queue and a refusal. A property does the same over random fleets. `fallback` is
- * reserved and never answered (no fallbacks yet, docs/design.md D30).
+ * stops), a full queue and a refusal. A property does the same over random fleets. These fleets
+ * have no upstream node, so never a `fallback` (route-upstream.test.ts, docs/design.md D30).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -8,8 +8,7 @@
  * is held: the request waits), `wake` (a node is started for it, or is already coming), `swap` (a
  * group member is stopped first, or every clashing member of an exclusive group's start,
  * docs/design.md D31: `stops` names them), `refuse` (`refusal` gives the scheduler's
- * reason). `fallback` is reserved for fallbacks to an upstream node (docs/design.md D30), which
- * this scheduler does not take yet: it never answers it.
+ * reason), `fallback` (to the model's upstream fallback, docs/design.md D30; route-upstream.ts).
  */
 import type { Ledger } from './ledger.ts';
 import { holder } from './nodes/groups.ts';
@@ -18,6 +17,7 @@ import { type Plan, planFor } from './nodes/wakes.ts';
 import { holdText } from './refusal-text.ts';
 import { arrivalOf } from './requests/arrival.ts';
 import { hasFreeSlot } from './requests/slots.ts';
+import { dispatchTold, upstreamVerdict } from './route-upstream.ts';
 import type { NodeCondition, RejectReason } from './types.ts';
 
 export type RouteAction = 'serve' | 'queue' | 'wake' | 'swap' | 'fallback' | 'refuse';
@@ -79,6 +79,7 @@ interface Chosen {
   readonly reason: string;
   readonly refusal?: RejectReason;
   readonly retryAfterSeconds?: number;
+  readonly wakes?: string;
 }
 
 function fromPlan(plan: Plan, model: string): Chosen {
@@ -142,12 +143,7 @@ function chosenOf(books: Ledger, model: string, now: number): Chosen {
   const arrival = arrivalOf(books, books.settings.prefer, { model }, now);
   switch (arrival.kind) {
     case 'dispatch':
-      return {
-        action: arrival.fallback === undefined ? 'serve' : 'fallback',
-        node: arrival.node.settings.name,
-        stops: [],
-        reason: `"${arrival.node.settings.name}" serves ${model} and has a free slot${arrival.fallback === undefined ? '' : ` (its fallback: ${arrival.fallback})`}`,
-      };
+      return dispatchTold(books, model, arrival, now);
     case 'refuse':
       // A route is asked with every right: `wake_not_allowed` (docs/design.md D29) is no answer
       // here.
@@ -199,6 +195,10 @@ function verdictOf(
           ? `stopped to make room in group "${record.settings.group ?? ''}"`
           : `stopped first: group "${record.settings.group ?? ''}" may not run beside "${chosen.node ?? ''}" (exclusive)`,
     };
+  }
+  const upstream = upstreamVerdict(books, record, model, chosen);
+  if (upstream !== undefined) {
+    return upstream;
   }
   if (chosen.node === name && chosen.action === 'serve') {
     return { verdict: 'serve', reason: `serves ${model} with a free slot` };
