@@ -28,7 +28,7 @@ import {
 } from '../scheduler/scheduler-fleet.ts';
 import { freePort } from '../support.ts';
 
-const GATEWAY_TOKEN = 'bench-gateway-token';
+export const GATEWAY_TOKEN = 'bench-gateway-token';
 const callerToken = (index: number): string => `bench-caller-token-${index}`;
 const sha = (token: string): string => createHash('sha256').update(token).digest('hex');
 const BODY = JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: 'hi' }] });
@@ -52,12 +52,13 @@ export interface CallersBench {
   readonly load: readonly [number, number];
 }
 
-interface Gateway {
+export interface Gateway {
   readonly url: string;
   readonly child: ChildProcess;
 }
 
-async function gateway(
+/** The built gateway over `text` (a fleet file), with the bench's gateway token. */
+export async function gateway(
   repoRoot: string,
   work: string,
   tag: string,
@@ -71,7 +72,8 @@ async function gateway(
   return run;
 }
 
-async function serving(
+/** A daemon node running the fake engine (`modes`) as `fake`, with `slots` in its Svcfile. */
+export async function serving(
   repoRoot: string,
   work: string,
   name: string,
@@ -87,7 +89,7 @@ async function serving(
 }
 
 /** Starts the node through the gateway; resolves with its engine's port. */
-async function startVia(via: Gateway, node: BenchNode): Promise<number> {
+export async function startVia(via: Gateway, node: BenchNode): Promise<number> {
   const reply = await fetch(`${via.url}/v1/fleet/nodes/${node.name}/start`, {
     method: 'POST',
     headers: { authorization: `Bearer ${GATEWAY_TOKEN}` },
@@ -102,13 +104,14 @@ async function startVia(via: Gateway, node: BenchNode): Promise<number> {
   return port;
 }
 
-async function once(pool: Pool, token: string): Promise<number> {
+/** One completion (`body`, by default the fake engine's model); resolves with its time. */
+export async function once(pool: Pool, token: string, body = BODY): Promise<number> {
   const started = performance.now();
   const reply = await pool.request({
     path: '/v1/chat/completions',
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: BODY,
+    body,
   });
   await reply.body.text();
   if (reply.statusCode !== 200) {
@@ -118,11 +121,12 @@ async function once(pool: Pool, token: string): Promise<number> {
 }
 
 /** `requests` at 16 at once; the gateway's CPU time per request. */
-async function cpuPerRequest(
+export async function cpuPerRequest(
   pool: Pool,
   via: Gateway,
   token: string,
   requests: number,
+  body = BODY,
 ): Promise<number> {
   const pid = via.child.pid ?? 0;
   const before = await cpuTimeMs(pid);
@@ -131,7 +135,7 @@ async function cpuPerRequest(
     Array.from({ length: 16 }, async () => {
       while (next < requests) {
         next += 1;
-        await once(pool, token);
+        await once(pool, token, body);
       }
     }),
   );
