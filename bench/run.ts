@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: runs each benchmark and rewrites its section of docs/benchmarks.md, between
  * `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so the page always shows the last run.
- * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler|local|keepcache|names|callers runs
- * one section and leaves the others' figures as they are.
+ * BENCH_ONLY=startup|sampler|gateway|soak|wake|fleet|scheduler|local|keepcache|names|callers|
+ * upstreams runs one section and leaves the others' figures as they are.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -29,6 +29,7 @@ import { schedulerReport } from './scheduler/scheduler-report.ts';
 import { benchSoak } from './soak.ts';
 import { benchStartup } from './startup.ts';
 import { svcEnv } from './support.ts';
+import { upstreamsSection } from './upstreams/upstreams-section.ts';
 import { benchWake } from './wake.ts';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../..');
@@ -262,6 +263,7 @@ const sections: [string, () => string | Promise<string>][] = [
   ['keepcache', keepCacheSection],
   ['names', () => namesSection(model)],
   ['callers', async () => callersReport(await benchCallers(repoRoot), machine())],
+  ['upstreams', () => upstreamsSection(repoRoot, machine())],
 ];
 // Every section's tools before the first starts (the engine kit's binaries first, as svcEnv).
 const missing = missingTools(
