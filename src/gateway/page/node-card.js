@@ -95,7 +95,9 @@ function queueText(fleet) {
 
 /**
  * One node's card; its Start/Stop button calls `onControl(name, action, button)`. Without
- * `onControl` (a token without operator rights) the card has no button.
+ * `onControl` (a token without operator rights) the card has no button. An upstream node
+ * (docs/design.md D30) is a plain card: a badge, its state and the names it lists; svc never
+ * starts or stops it, so it has no button and no engine figures.
  */
 function nodeCard(node, stats, statsError, onControl) {
   const card = el('li', { class: 'node', 'data-node': node.name });
@@ -104,6 +106,10 @@ function nodeCard(node, stats, statsError, onControl) {
   head.append(
     el('span', { class: `state state-${node.state}`, 'data-field': 'state' }, node.state),
   );
+  const upstream = node.kind === 'upstream';
+  if (upstream) {
+    head.append(el('span', { class: 'kind', 'data-field': 'kind' }, 'upstream'));
+  }
   card.append(head);
 
   const facts = el('dl', { class: 'facts' });
@@ -111,8 +117,12 @@ function nodeCard(node, stats, statsError, onControl) {
     facts.append(el('dt', {}, term));
     facts.append(el('dd', { 'data-field': field }, value));
   };
-  fact('Ready', node.ready || (node.state === 'running' ? 'unknown' : '–'), 'ready');
-  fact('Model', node.servedName || node.model || node.wakeableModel || '–', 'model');
+  if (upstream) {
+    fact('Models', (node.models || []).join(', ') || '–', 'model');
+  } else {
+    fact('Ready', node.ready || (node.state === 'running' ? 'unknown' : '–'), 'ready');
+    fact('Model', node.servedName || node.model || node.wakeableModel || '–', 'model');
+  }
   fact('Last active', ago(node.lastActiveAt), 'last-active');
   const busy = capacity(node);
   if (busy !== undefined) {
@@ -169,7 +179,7 @@ function nodeCard(node, stats, statsError, onControl) {
     card.append(el('p', { class: 'hint' }, `readings: ${statsError}`));
   }
 
-  if (!onControl) {
+  if (!onControl || upstream) {
     return card;
   }
   const actions = el('div', { class: 'row' });

@@ -43,7 +43,12 @@ class FakeElement {
 }
 
 interface CardScript {
-  nodeCard(node: Record<string, unknown>, stats?: unknown): FakeElement;
+  nodeCard(
+    node: Record<string, unknown>,
+    stats?: unknown,
+    statsError?: string,
+    onControl?: () => void,
+  ): FakeElement;
   queueText(fleet: Record<string, unknown>): string;
 }
 
@@ -97,6 +102,18 @@ describe('node-card.js', () => {
         .map((meter) => meter.children[0]?.textContent);
     expect(meters('running')).toEqual(['CPU', 'RAM']);
     expect(meters('stopped')).toEqual([]);
+  });
+
+  it('shows an upstream node as a plain card: a badge, its state and models, no button', () => {
+    const node = { name: 'hosted', kind: 'upstream', state: 'running', models: ['big', 'small'] };
+    const card = script.nodeCard(node, undefined, undefined, () => undefined);
+    expect(card.field('kind')).toBe('upstream');
+    expect(card.field('state')).toBe('running');
+    expect(card.field('model')).toBe('big, small');
+    expect(card.field('ready')).toBeUndefined();
+    const buttons = card.children.filter((child) => child.attributes.get('class') === 'row');
+    expect(buttons).toEqual([]);
+    expect(script.nodeCard({ name: 'gpu', state: 'running' }).field('kind')).toBeUndefined();
   });
 
   it('names what waits in the queue, and nothing when none waits', () => {
