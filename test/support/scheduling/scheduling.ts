@@ -34,6 +34,19 @@ export function stopped(name: string, extra: Partial<NodeView> = {}): NodeView {
   };
 }
 
+/**
+ * An upstream node answering (docs/design.md D30): it serves nothing in the views, as the gateway
+ * sees one; the names it takes come from its settings' `upstream`.
+ */
+export const hostedView: NodeView = {
+  name: 'hosted',
+  observedAt: 0,
+  state: 'running',
+  ready: true,
+  serves: [],
+  slots: 4,
+};
+
 export class Harness {
   now = 0;
   readonly scheduler: Scheduler;

@@ -7,21 +7,12 @@ import { describe, expect, it } from 'vitest';
 
 import {
   Harness,
+  hostedView,
   MODEL,
   running,
   stopped,
 } from '../../../../test/support/scheduling/scheduling.ts';
 import type { FleetFallback } from '../file/fleet-file.ts';
-import type { NodeView } from './types.ts';
-
-const hostedView: NodeView = {
-  name: 'hosted',
-  observedAt: 0,
-  state: 'running',
-  ready: true,
-  serves: [],
-  slots: 4,
-};
 
 function fleet(fallback?: FleetFallback) {
   return {

@@ -9,21 +9,14 @@ import { describe, expect, it } from 'vitest';
 import {
   brief,
   Harness,
+  hostedView,
   MODEL,
   running,
   stopped,
 } from '../../../../../test/support/scheduling/scheduling.ts';
 import type { FleetFallback } from '../../file/fleet-file.ts';
-import type { NodeView, RequestId } from '../types.ts';
+import type { RequestId } from '../types.ts';
 
-const hostedView: NodeView = {
-  name: 'hosted',
-  observedAt: 0,
-  state: 'running',
-  ready: true,
-  serves: [],
-  slots: 4,
-};
 const WAKING: FleetFallback = { to: 'hosted', when: ['waking'] };
 
 function fleet(fallback?: FleetFallback, max?: number) {
