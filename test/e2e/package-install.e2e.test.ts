@@ -32,7 +32,13 @@ describe('the packed and installed svc', () => {
     }[];
     const files = (manifest?.files ?? []).map((file) => file.path);
     expect(files).toEqual(
-      expect.arrayContaining(['dist/cli.js', 'docs/openapi.json', 'README.md', 'package.json']),
+      expect.arrayContaining([
+        'dist/cli.js',
+        'docs/openapi.json',
+        'docs/gateway-openapi.json',
+        'README.md',
+        'package.json',
+      ]),
     );
     expect(files.some((file) => file.startsWith('src/') || file.startsWith('test/'))).toBe(false);
 

@@ -8,8 +8,11 @@ import type { TSchema } from '@sinclair/typebox';
 import { ErrorSchema } from '../contract/schemas.ts';
 import { ROUTES } from './routes.ts';
 
-/** A TypeBox schema as plain JSON Schema (TypeBox's symbol keys and $id dropped). */
-function plain(schema: TSchema): Record<string, unknown> {
+/**
+ * A TypeBox schema as plain JSON Schema (TypeBox's symbol keys and $id dropped); the gateway's
+ * document (gateway/openapi/) uses it too.
+ */
+export function plain(schema: TSchema): Record<string, unknown> {
   const { $id: _id, ...rest } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
   return rest;
 }

@@ -2,9 +2,10 @@
  * The gateway's routes (spec §4.2), one table like the daemon's (core/control-api/routes.ts):
  * method, path pattern, the rights a token needs, the metrics route label and the handler. The
  * dispatch in app.ts, the route label of /metrics and the 404 that names what is served all read
- * it, so a new endpoint is one entry here. A route with a parameter reads it from the path with
- * its `param`; every POST /v1/<endpoint> not listed and not the gateway's own is a model request
- * too (request-target.ts), with the route label `other`.
+ * it, so a new endpoint is one entry here, and one in openapi/route-docs.ts for the published
+ * description (docs/gateway-openapi.json; a test refuses a route without one). A route with a
+ * parameter reads it from the path with its `param`; every POST /v1/<endpoint> not listed and not
+ * the gateway's own is a model request too (request-target.ts), with the route label `other`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

@@ -14,6 +14,8 @@ import { dirname, relative, sep } from 'node:path';
  */
 export const GATEWAY_ORDER: readonly string[] = [
   '.',
+  // The published description reads the route table; nothing in the gateway reads it.
+  'openapi',
   'http',
   'control',
   'requests',
