@@ -34,13 +34,19 @@ export function checkOrder(caller: Caller, callers: Iterable<Caller>): void {
   }
 }
 
-/** Sent only to a node running its model, and never past the node's slots through us. */
+/**
+ * Sent only to a node running its model, and never past the node's slots through us, nor past the
+ * fleet file's `slots` whatever its engine reports.
+ */
 export function checkTarget(caller: Caller, node: SimulatedNode): void {
   if (node.state !== 'running' || node.spec.model !== caller.model) {
     throw new Violation(`request ${caller.id} sent to ${node.spec.name}, which is ${node.state}`);
   }
   if (node.spec.slots !== undefined && node.ours.size >= node.spec.slots) {
     throw new Violation(`${node.spec.name} over its ${node.spec.slots} slots`);
+  }
+  if (node.spec.cap !== undefined && node.ours.size >= node.spec.cap) {
+    throw new Violation(`${node.spec.name} over the ${node.spec.cap} slots of its fleet file`);
   }
 }
 

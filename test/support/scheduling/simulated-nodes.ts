@@ -4,12 +4,16 @@
  * callers' load; and reports itself as a daemon would (a loading or stopping engine is `running`).
  * Transitions due later sit in a timeline, cancelled by a crash.
  */
+import { cappedSlots } from '../../../src/core/fleet/scheduling/requests/slots.ts';
 import type { GroupSettings, NodeView } from '../../../src/core/fleet/scheduling/types.ts';
 
 export interface NodeSpec {
   readonly name: string;
   readonly model: string;
+  /** What its engine reports. */
   readonly slots?: number;
+  /** The fleet file's `slots` (docs/design.md D31): a cap on ours, whatever the engine reports. */
+  readonly cap?: number;
   readonly group?: string;
   readonly idleStopMs?: number;
   readonly keepWarm: boolean;
@@ -104,7 +108,8 @@ export class SimulatedNodes {
   /** What the node's daemon would answer now. */
   viewOf(node: SimulatedNode, now: number): NodeView {
     const up = node.state !== 'stopped';
-    const { slots, model, name } = node.spec;
+    const { model, name } = node.spec;
+    const slots = cappedSlots(node.spec.slots, node.spec.cap);
     return {
       name,
       observedAt: now,

@@ -19,6 +19,7 @@ export function nodeSpecOf(group: fc.Arbitrary<string | undefined>): fc.Arbitrar
     name: fc.constant(''),
     model: fc.constantFrom('m0', 'm1'),
     slots: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+    cap: fc.option(fc.integer({ min: 1, max: 2 }), { nil: undefined }),
     group,
     idleStopMs: fc.option(fc.constantFrom(5_000, 30_000), { nil: undefined }),
     keepWarm: fc.boolean(),

@@ -47,6 +47,17 @@ describe('local nodes', () => {
     });
   });
 
+  it('reads slots, a cap on its requests in flight, and refuses one that is no whole number ≥ 1', () => {
+    expect(parsed(localNode('file: Svcfile', 'slots: 2')).nodes[0]).toMatchObject({ slots: 2 });
+    for (const bad of ['0', '1.5', 'two']) {
+      expect(problems(localNode('file: Svcfile', `slots: ${bad}`))).toContainEqual(
+        expect.stringContaining('node "box": slots must be a whole number of at least 1'),
+      );
+    }
+    const daemon = lines('nodes:', '  - name: gpu', '    host: h', '    slots: 3');
+    expect(parsed(daemon).nodes[0]).toMatchObject({ kind: 'daemon', slots: 3 });
+  });
+
   it('takes the fleet-wide wake when it names none', () => {
     const text = lines('wake: off', 'nodes:', '  - {name: box, kind: local, file: Svcfile}');
     expect(parsed(text).nodes[0]?.wake).toBe('off');

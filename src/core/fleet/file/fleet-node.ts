@@ -9,7 +9,7 @@
 import { instanceTypeProblem } from '../../contract/deploy-config.ts';
 import { remoteNameProblem } from '../../remote/names.ts';
 import { refuseUpstreamKeys, type UpstreamParts, upstreamParts } from './fleet-upstream.ts';
-import { type EngineOverride, engineOverride, isRecord, tagsOf } from './node-fields.ts';
+import { type EngineOverride, engineOverride, isRecord, slotsOf, tagsOf } from './node-fields.ts';
 import { type NodeKeepCache, nodeKeepCacheOf } from './node-keep-cache.ts';
 import { type NodeNames, nodeNamesOf } from './node-names.ts';
 import { type NodeScheduling, nodeSchedulingOf } from './node-scheduling.ts';
@@ -32,6 +32,8 @@ interface NodeCommon extends NodeScheduling, NodeKeepCache, NodeNames {
   /** The node's Svcfile source as written (`file:`), when given. */
   readonly file?: string;
   readonly tags?: Readonly<Record<string, string>>;
+  /** docs/design.md D31: a cap on this gateway's requests in flight on it (below its engine's). */
+  readonly slots?: number;
   /** The node's own wake policy, else the fleet's. */
   readonly wake: WakePolicy;
   /** Whether the file itself set `wake` on this node. */
@@ -286,6 +288,7 @@ export function parseNode(
     ...(engine === undefined ? {} : { engine }),
     ...(typeof raw['file'] === 'string' && raw['file'] !== '' ? { file: raw['file'] } : {}),
     ...(tags === undefined ? {} : { tags }),
+    ...slotsOf(raw, name, problem),
     ...nodeSchedulingOf(raw, name, problem),
     ...nodeKeepCacheOf(raw, name, kind, problem),
     ...nodeNamesOf(raw, name, problem),

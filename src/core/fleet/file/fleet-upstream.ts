@@ -7,7 +7,7 @@
  */
 import { closestName } from '../../closest-name.ts';
 import { parseDuration } from '../../duration.ts';
-import { isRecord } from './node-fields.ts';
+import { isRecord, slotsOf } from './node-fields.ts';
 
 /** docs/design.md D30: a whole reply's bound when the node names none. */
 export const UPSTREAM_TIMEOUT_MS = 10 * 60_000;
@@ -29,7 +29,8 @@ export interface UpstreamParts {
 
 /** The keys an upstream node may use, for "did you mean" (fleet-keys.ts knows them all). */
 const UPSTREAM_KEYS = ['name', 'kind', 'url', 'apiKeyEnv', 'models', 'slots', 'timeout', 'tags'];
-const UPSTREAM_ONLY = ['url', 'apiKeyEnv', 'models', 'slots', 'timeout'] as const;
+// `slots` is every kind's (docs/design.md D31: a cap on any node), so it is not among these.
+const UPSTREAM_ONLY = ['url', 'apiKeyEnv', 'models', 'timeout'] as const;
 /** Keys that start, stop, wake or place a process: none has a meaning for a URL svc never runs. */
 const PROCESS_KEYS = [
   'host',
@@ -149,10 +150,6 @@ export function upstreamParts(
   }
   const url = urlOf(raw['url'], name, problem);
   const models = modelsOf(raw['models'], name, problem);
-  const slots = raw['slots'];
-  if (slots !== undefined && (typeof slots !== 'number' || !Number.isInteger(slots) || slots < 1)) {
-    problem(`node "${name}": slots must be a whole number of at least 1`);
-  }
   const timeout = raw['timeout'];
   const timeoutMs = typeof timeout === 'string' ? parseDuration(timeout) : undefined;
   if (timeout !== undefined && timeoutMs === undefined) {
@@ -164,7 +161,7 @@ export function upstreamParts(
     url,
     models,
     timeoutMs: timeoutMs ?? UPSTREAM_TIMEOUT_MS,
-    ...(typeof slots === 'number' && Number.isInteger(slots) && slots >= 1 ? { slots } : {}),
+    ...slotsOf(raw, name, problem),
     ...(key.name === undefined ? {} : { apiKeyEnv: key.name }),
     ...(key.value === undefined ? {} : { apiKey: key.value }),
   };

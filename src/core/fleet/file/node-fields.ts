@@ -62,3 +62,23 @@ export function tagsOf(
   }
   return tags;
 }
+
+/**
+ * A node's `slots` (docs/design.md D30 for an upstream node, D31 for every kind): the most of this
+ * gateway's requests in flight on it at once; a whole number ≥ 1, else a problem naming the node.
+ */
+export function slotsOf(
+  raw: Record<string, unknown>,
+  name: string,
+  problem: (message: string) => void,
+): { readonly slots?: number } {
+  const slots = raw['slots'];
+  if (slots === undefined) {
+    return {};
+  }
+  if (typeof slots !== 'number' || !Number.isInteger(slots) || slots < 1) {
+    problem(`node "${name}": slots must be a whole number of at least 1`);
+    return {};
+  }
+  return { slots };
+}

@@ -148,6 +148,24 @@ describe('scheduler properties', () => {
     ]);
   });
 
+  it("never sends a node more than its fleet file's slots, its engine reporting more or none", () => {
+    // Even nodes' engines report 4 slots under a cap of 1; odd ones report none under a cap of 2.
+    const capped = worldSpec().map((spec) => ({
+      ...spec,
+      nodes: spec.nodes.map((node, index): NodeSpec => {
+        const { slots: _engine, ...rest } = node;
+        return { ...rest, cap: 1 + (index % 2), ...(index % 2 === 0 ? { slots: 4 } : {}) };
+      }),
+    }));
+    const busy = { ...MIXED, arrive: 8, end: 2 };
+    fc.assert(
+      fc.property(capped, commands(busy, 60), (spec, run) => {
+        play(spec, run);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('keeps them under load on one slot and a short queue', () => {
     const node: NodeSpec = {
       ...{ name: 'n0', model: 'm0', slots: 1, keepWarm: false, scaleOut: false },

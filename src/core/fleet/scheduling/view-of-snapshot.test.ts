@@ -54,6 +54,27 @@ describe('viewOfSnapshot', () => {
     expect(stopped).not.toHaveProperty('busy');
   });
 
+  it("caps the engine's slots at the node's own, and takes them where the engine reports none", () => {
+    const capped = (slots: number, reported: number | undefined): number | undefined =>
+      viewOfSnapshot(
+        {
+          node: { ...node, slots },
+          ok: true,
+          status: { state: 'running', ...(reported === undefined ? {} : { slots: reported }) },
+        },
+        0,
+      ).slots;
+    expect(capped(2, 8)).toBe(2);
+    expect(capped(4, 1)).toBe(1);
+    expect(capped(3, undefined)).toBe(3);
+    expect(capped(3, 0)).toBe(3);
+    const stopped = viewOfSnapshot(
+      { node: { ...node, slots: 2 }, ok: true, status: { state: 'stopped' } },
+      0,
+    );
+    expect(stopped).not.toHaveProperty('slots');
+  });
+
   it('serves nothing from a loopback-only engine, and reads loading as not ready', () => {
     const view = viewOfSnapshot(
       ok({

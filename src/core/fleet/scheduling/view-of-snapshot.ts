@@ -12,7 +12,7 @@
  *   under way are `starting`, `stopping` is itself, and every other state that is not `running`
  *   is `stopped`, as a wake reads them today.
  * - `runningSince` comes from `uptimeSeconds`; `slots` and `busy` (docs/design.md D25) where
- *   reported.
+ *   reported, `slots` capped by the node's own (docs/design.md D31).
  * - Ready when its engine answered its health check; a status that says nothing of readiness is
  *   ready only once the engine has run past the daemon's first check (docs/design.md D13: a request
  *   must never reach an engine that is still opening its port).
@@ -21,6 +21,7 @@ import type { FleetNode } from '../file/fleet-file.ts';
 import { type NodeConfig, reportedModelOf } from '../file/model-name.ts';
 import { loopbackOnly, loopbackText } from '../routing/engine-target.ts';
 import type { NodeSnapshot } from '../state/node-snapshot.ts';
+import { cappedSlots } from './requests/slots.ts';
 import type { NodeCondition, NodeView } from './types.ts';
 
 /** What a wake of the node would start: the names it would answer to, and whether it is warm. */
@@ -136,7 +137,10 @@ export function viewOfSnapshot(
           (entry): entry is string => entry !== undefined,
         )
       : [];
-  const slots = running ? countOf(status.slots) : undefined;
+  const reported = countOf(status.slots);
+  const slots = running
+    ? cappedSlots(reported === 0 ? undefined : reported, snapshot.node.slots)
+    : undefined;
   const busy = running ? countOf(status.busy) : undefined;
   // docs/design.md D32: a crashed engine saved nothing; a running one says what its start restored.
   const restored = running ? countOf(status.lastCacheRestore?.slots) : undefined;

@@ -38,6 +38,21 @@ export function load(node: Occupancy): number {
   return node.inFlight + node.external;
 }
 
+/**
+ * A node's slots as the scheduler counts them (docs/design.md D31): the fleet file's `slots` caps
+ * what the engine reports (an engine started with more never gets more than the cap from us), and
+ * stands in for a count the engine does not report.
+ */
+export function cappedSlots(
+  reported: number | undefined,
+  cap: number | undefined,
+): number | undefined {
+  if (cap === undefined) {
+    return reported;
+  }
+  return reported === undefined ? cap : Math.min(reported, cap);
+}
+
 /** Takes another of our requests: our own count under its slots; unknown slots never hold back. */
 export function hasFreeSlot(node: Occupancy): boolean {
   return node.slots === undefined || node.inFlight < node.slots;
