@@ -79,6 +79,23 @@ describe('the fleet file', () => {
     });
   });
 
+  it("carries concurrencyLimit as the node's slots, 0 (llama-swap's default) as none", () => {
+    const result = plan(
+      yamlLines(
+        'models:',
+        ...model('capped', 'concurrencyLimit: 2'),
+        ...model('open', 'concurrencyLimit: 0'),
+      ),
+    );
+    const fleet = parsedFleet(fileText(result, 'fleet.yaml'));
+    expect(fleet.nodes[0]).toMatchObject({ name: 'capped', slots: 2 });
+    expect(fleet.nodes[1]).not.toHaveProperty('slots');
+    expect(lossesOf(result).join('\n')).not.toContain('concurrencyLimit');
+    expect(
+      importProblems(yamlLines('models:', ...model('bad', 'concurrencyLimit: -1'))),
+    ).toContainEqual(expect.stringContaining('models.bad.concurrencyLimit'));
+  });
+
   it('keeps a preloaded model warm, saying its ttl no longer stops it', () => {
     const text = yamlLines(
       'models:',

@@ -26,6 +26,8 @@ export interface FleetModel {
   readonly ttl?: number;
   /** docs/design.md D31: the node's aliases, unlisted and params, and variants on it. */
   readonly names?: ModelNames;
+  /** docs/design.md D31: `concurrencyLimit`, as the node's `slots`. */
+  readonly slots?: number;
 }
 
 export interface FleetText {
@@ -125,6 +127,7 @@ export function fleetText(
       kind: 'local',
       file: model.file,
       ...(group === undefined ? {} : { group }),
+      ...(model.slots === undefined ? {} : { slots: model.slots }),
       ...(warm || model.ttl === undefined
         ? {}
         : {

@@ -6,6 +6,7 @@
  */
 import { splitCommand } from '../core/engines/split-command.ts';
 import { type CommandModel, commandModel } from './command-model.ts';
+import { slotsOf } from './concurrency-limit.ts';
 import type { ConfigYaml } from './config-yaml.ts';
 import { engineArgs } from './engine-command.ts';
 import { type EngineFields, engineFields } from './engine-flags.ts';
@@ -25,6 +26,8 @@ export interface ImportedModel {
   readonly ttl?: number;
   /** Aliases, unlisted, useModelName and filters (docs/design.md D31). */
   readonly names: ModelNames;
+  /** `concurrencyLimit`, as the node's `slots` (docs/design.md D31); absent: llama-swap's 0. */
+  readonly slots?: number;
 }
 
 export interface ModelOutcome {
@@ -38,8 +41,6 @@ const NO_PLACE: Readonly<Record<string, string>> = {
   name: 'svc lists the model by its ALIAS (the model id) only',
   description: 'svc lists the model by its ALIAS (the model id) only',
   metadata: "svc's /v1/models carries no per-model metadata",
-  concurrencyLimit:
-    "not carried yet: the fleet node's slots will carry it (requests in flight at once)",
   sendLoadingState:
     "svc's gateway reports a wake as SSE comments on a waiting stream, not in reasoning_content",
   timeouts: "svc's gateway has one reply timeout for all models (svc gateway --reply-timeout)",
@@ -60,6 +61,8 @@ const HANDLED = new Set([
   'useModelName',
   'unlisted',
   'filters',
+  // docs/design.md D31: the node's slots.
+  'concurrencyLimit',
 ]);
 
 /** Every key of a llama-swap model, for naming the closest to one it does not have. */
@@ -164,6 +167,11 @@ export function importModel(
   }
 
   const names = modelNames(id, raw, losses, expand);
+  const slots = slotsOf(raw['concurrencyLimit'], () => {
+    problem(
+      `${at('concurrencyLimit')}: concurrencyLimit is a whole number of requests, 0 for the default`,
+    );
+  });
 
   const cmd = raw['cmd'];
   if (typeof cmd !== 'string' || cmd.trim() === '') {
@@ -202,6 +210,7 @@ export function importModel(
         usesPort: program.usesPort,
         env: [...env, ...modelEnv(raw, expand, at, problem, losses)],
         ...(ttl === undefined ? {} : { ttl }),
+        ...(slots === undefined ? {} : { slots }),
         names,
       },
       losses,
@@ -245,7 +254,15 @@ export function importModel(
     words.some((word) => word.includes(PORT_MACRO)) ||
     (typeof raw['proxy'] === 'string' && raw['proxy'].includes(PORT_MACRO));
   return {
-    model: { id, fields, env, usesPort, ...(ttl === undefined ? {} : { ttl }), names },
+    model: {
+      id,
+      fields,
+      env,
+      usesPort,
+      ...(ttl === undefined ? {} : { ttl }),
+      ...(slots === undefined ? {} : { slots }),
+      names,
+    },
     losses,
   };
 }

@@ -198,6 +198,7 @@ export function importLlamaSwap(
       node: directory,
       file: `${directory}/${SVCFILE}`,
       ...(model.ttl === undefined ? {} : { ttl: model.ttl }),
+      ...(model.slots === undefined ? {} : { slots: model.slots }),
       names: model.names,
     });
   }
