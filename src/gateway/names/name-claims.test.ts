@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
-import { nameProblems } from './name-claims.ts';
+import { daemonNode, localNode } from '../../../test/support/project-files/fleet-node.ts';
+import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
+import type { NodeConfig } from '../../core/fleet/file/model-name.ts';
+import { nameProblems, refuseNameClashes } from './name-claims.ts';
 
 const node = (name: string, aliases?: string[]) => ({
   ...daemonNode(name, { host: 'h' }),
@@ -56,5 +58,37 @@ describe('nameProblems', () => {
   it('leaves a variant alone while a node without a Svcfile may serve its model', () => {
     const variants = [{ name: 'fast', model: 'elsewhere' }];
     expect(nameProblems({ nodes: [node('a'), node('b')], variants }, new Map())).toEqual([]);
+  });
+});
+
+describe('refuseNameClashes', () => {
+  /** Each node's Svcfile as its source reads it: one served name, and the model file behind it. */
+  const models: Readonly<Record<string, string>> = {
+    q1: '/models/qwen.gguf',
+    q2: '/models/qwen.gguf',
+    l1: '/models/llama.gguf',
+  };
+  const source = (node: { readonly name: string }): Promise<{ readonly config: NodeConfig }> =>
+    Promise.resolve({
+      config: { runner: 'command', servedModelName: 'chat', modelId: models[node.name] ?? '' },
+    });
+  const fleetOf = (nodes: Fleet['nodes']): Fleet => ({ nodes, path: 'fleet.yaml' });
+  const local = (name: string) => localNode(name, { file: `${name}/Svcfile` });
+
+  it('refuses two local nodes serving one name from different model files, without aliases', async () => {
+    await expect(refuseNameClashes(fleetOf([local('q1'), local('l1')]), source)).rejects.toThrow(
+      'fleet.yaml: nodes "q1" and "l1" both answer to "chat" but do not serve the same model ("/models/qwen.gguf" and "/models/llama.gguf")',
+    );
+  });
+
+  it('lets local replicas share it, and leaves daemon nodes to their daemons', async () => {
+    await expect(
+      refuseNameClashes(fleetOf([local('q1'), local('q2')]), source),
+    ).resolves.toBeUndefined();
+    const daemons = [
+      daemonNode('q1', { host: 'h', file: 'q1/Svcfile' }),
+      daemonNode('l1', { host: 'h', file: 'l1/Svcfile' }),
+    ];
+    await expect(refuseNameClashes(fleetOf(daemons), source)).resolves.toBeUndefined();
   });
 });

@@ -35,7 +35,7 @@ export function nameProblems(
         earlier.model !== source.model
       ) {
         problems.push(
-          `nodes "${earlier.node}" and "${node.name}" both answer to "${name}" but do not serve the same model: give one of them another name (only replicas of one model may share a name)`,
+          `nodes "${earlier.node}" and "${node.name}" both answer to "${name}" but do not serve the same model ("${earlier.model}" and "${source.model}"): give one of them another name (only replicas of one model may share a name)`,
         );
       }
     }
@@ -56,32 +56,46 @@ export function nameProblems(
 }
 
 /**
+ * The nodes whose sources say what they serve at start. With aliases or variants, every node that
+ * names its Svcfile; without, the local nodes alone (docs/design.md D31: two nodes may share a
+ * served name only as replicas), since a local node runs exactly its Svcfile, while a daemon or
+ * remote node serves what its daemon runs, known only once it answers.
+ */
+function nodesToRead(fleet: Fleet): readonly FleetNode[] {
+  const named =
+    fleet.nodes.some((node) => node.aliases !== undefined) || fleet.variants !== undefined;
+  const read = fleet.nodes.filter(
+    (node) => node.file !== undefined && (named || node.kind === 'local'),
+  );
+  return named || read.length > 1 ? read : [];
+}
+
+/**
  * Refuses the fleet before the gateway listens when its names clash (nameProblems), reading the
- * source of each node that names its Svcfile; an unreadable one is said later, as before.
+ * source of each node nodesToRead picks; an unreadable one is said later, as before.
  */
 export async function refuseNameClashes(
   fleet: Fleet,
   source: (node: FleetNode) => Promise<{ readonly config: NodeConfig }>,
 ): Promise<void> {
-  if (!fleet.nodes.some((node) => node.aliases !== undefined) && fleet.variants === undefined) {
+  const read = nodesToRead(fleet);
+  if (read.length === 0) {
     return;
   }
   const sources = new Map<string, SourceNames>();
   await Promise.all(
-    fleet.nodes
-      .filter((node) => node.file !== undefined)
-      .map(async (node) => {
-        try {
-          const { config } = await source(node);
-          const model = reportedModelOf(config);
-          const names = [config.servedModelName, model].filter(
-            (name): name is string => name !== undefined && name !== '',
-          );
-          sources.set(node.name, { names, model });
-        } catch {
-          // docs/design.md D27: a broken Svcfile is reported once the gateway listens.
-        }
-      }),
+    read.map(async (node) => {
+      try {
+        const { config } = await source(node);
+        const model = reportedModelOf(config);
+        const names = [config.servedModelName, model].filter(
+          (name): name is string => name !== undefined && name !== '',
+        );
+        sources.set(node.name, { names, model });
+      } catch {
+        // docs/design.md D27: a broken Svcfile is reported once the gateway listens.
+      }
+    }),
   );
   const problems = nameProblems(fleet, sources);
   if (problems.length > 0) {
