@@ -45,6 +45,7 @@ const NO_PLACE: Readonly<Record<string, string>> = {
     "svc's gateway reports a wake as SSE comments on a waiting stream, not in reasoning_content",
   timeouts: "svc's gateway has one reply timeout for all models (svc gateway --reply-timeout)",
   capabilities: 'svc declares no model capabilities',
+  unloadTimeout: 'svc stops an engine with SIGTERM, then SIGKILL after 10 s',
 };
 
 /** Handled below, or consumed by the macro expansion. */

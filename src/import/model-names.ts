@@ -25,7 +25,8 @@ export interface ModelNames {
   readonly variants?: Readonly<Record<string, ImportedVariant>>;
 }
 
-const FILTER_KEYS = ['stripParams', 'setParams', 'setParamsByID'];
+// `strip_params`: llama-swap's earlier spelling of stripParams, which its configurations still use.
+const FILTER_KEYS = ['stripParams', 'strip_params', 'setParams', 'setParamsByID'];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -111,11 +112,14 @@ export function modelNames(
         losses.push({ what: `filters.${key}`, why: unknownKey(key, FILTER_KEYS) });
       }
     }
-    const rawStrip = filters['stripParams'];
-    const strip = stripList(
-      typeof rawStrip === 'string' ? expand('filters', rawStrip) : rawStrip,
-      losses,
-    );
+    const listed = ['strip_params', 'stripParams'].flatMap((key) => {
+      const rawStrip = filters[key];
+      return stripList(
+        typeof rawStrip === 'string' ? expand('filters', rawStrip) : rawStrip,
+        losses,
+      );
+    });
+    const strip = [...new Set(listed)];
     let set = setMap(filters['setParams'], 'filters.setParams', losses);
     const byId = filters['setParamsByID'];
     if (isRecord(byId)) {

@@ -225,7 +225,7 @@ describe('the configuration as a whole', () => {
     expect(lossesOf(result)).toEqual([
       "healthCheckTimeout: svc's gateway waits for a woken engine up to its --wake-timeout (default 5m): pass svc gateway --wake-timeout",
       "apiKeys (1, not shown): svc's gateway takes one token, from the variable the fleet file's gateway.tokenEnv names (default OPENAI_API_KEY)",
-      "peers openrouter: svc's gateway routes only to its own fleet's nodes",
+      'peers openrouter: write each as a kind: upstream node (url, apiKeyEnv, models; docs/fleet-file.md), its key in the .env beside the fleet file',
     ]);
     expect(JSON.stringify(result)).not.toContain('sk-hunter2');
   });

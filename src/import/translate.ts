@@ -42,6 +42,12 @@ const NO_PLACE: Readonly<Record<string, string>> = {
   includeAliasesInList:
     "svc lists a node's aliases in /v1/models unless the node is unlisted (docs/fleet-file.md)",
   profiles: 'svc has no profiles: one fleet file is one set of nodes',
+  // Keys of llama-swap's earlier and newest formats, so their configurations import too.
+  logRequests: "svc's gateway logs every request (successful ones at debug: --log-level debug)",
+  unloadTimeout: 'svc stops an engine with SIGTERM, then SIGKILL after 10 s',
+  ui: "llama-swap's web UI settings; svc's fleet page has its own",
+  store: 'svc keeps the last 1,000 requests in memory (GET /v1/fleet/activity)',
+  performance: "svc samples each engine's own metrics (Prometheus series on /metrics)",
 };
 
 /** Handled by the translation. */
@@ -111,7 +117,7 @@ function configLosses(config: Record<string, unknown>): NotCarried[] {
   if (typeof peers === 'object' && peers !== null) {
     losses.push({
       what: `peers ${Object.keys(peers).join(', ')}`,
-      why: "svc's gateway routes only to its own fleet's nodes",
+      why: 'write each as a kind: upstream node (url, apiKeyEnv, models; docs/fleet-file.md), its key in the .env beside the fleet file',
     });
   }
   return losses;
