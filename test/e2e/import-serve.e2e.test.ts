@@ -16,13 +16,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { chat } from '../support/http/chat.ts';
-import { arrivedIntact, encodeForm } from '../support/http/form.ts';
+import { arrivedIntact, encodeForm, sendForm } from '../support/http/form.ts';
 import { freePort } from '../support/http/net.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
-import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
-import { startProcess } from '../support/processes/processes.ts';
+import { REPO_ROOT } from '../support/prerequisites/engines.ts';
 import { localNodeFile } from '../support/svc/gateway-fleet.ts';
-import { runSvc, SVC, tempDir } from '../support/svc/svc.ts';
+import { upImported } from '../support/svc/imported-up.ts';
+import { runSvc, tempDir } from '../support/svc/svc.ts';
 
 const SERVER = join(REPO_ROOT, 'test', 'fixtures', 'command-server.mjs');
 
@@ -30,11 +30,7 @@ describe('an imported llama-swap configuration', () => {
   it('imports with groups naming undefined models, then serves every model through svc up', async () => {
     const dir = await tempDir();
     const model = await writeTinyModel(join(dir, 'tiny.gguf'));
-    const [startPort, whisperPort, gatewayPort] = [
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
+    const [startPort, whisperPort] = [await freePort(), await freePort()];
     await writeFile(
       join(dir, 'config.yaml'),
       [
@@ -81,27 +77,11 @@ describe('an imported llama-swap configuration', () => {
     expect(await readFile(join(out, 'tiny', 'Svcfile'), 'utf8')).toContain(
       `CONTEXT  512\nBASEURL  127.0.0.1:${startPort}\n`,
     );
-    // Tests listen where the machine has room, not on llama-swap's own :8080.
-    const fleet = await readFile(join(out, 'fleet.yaml'), 'utf8');
-    await writeFile(
-      join(out, 'fleet.yaml'),
-      fleet.replace('http://127.0.0.1:8080', `http://127.0.0.1:${gatewayPort}`),
+    const { up, url, token, headers, fleet } = await upImported(
+      out,
+      join(dir, 'config'),
+      'tiny, whisper',
     );
-    const token =
-      /^GATEWAY_TOKEN=(\w+)$/m.exec(await readFile(join(out, '.env'), 'utf8'))?.[1] ?? '';
-    const up = startProcess(SVC, ['up'], {
-      cwd: out,
-      env: {
-        ...process.env,
-        PATH: testPath(),
-        SVC_API_TOKEN: '',
-        SVC_CONFIG_DIR: join(dir, 'config'),
-        SVC_LOG_LEVEL: 'warn',
-      },
-    });
-    await up.waitFor(/local nodes tiny, whisper: engines run by this gateway/);
-    const url = `http://127.0.0.1:${gatewayPort}`;
-    const headers = { authorization: `Bearer ${token}` };
     const tiny = await chat(url, { model: 'tiny' }, { headers });
     expect(tiny.status).toBe(200);
     expect(await tiny.json()).toMatchObject({ object: 'chat.completion' });
@@ -126,11 +106,7 @@ describe('an imported llama-swap configuration', () => {
       ['model', 'whisper'],
       ['file', audio],
     ]);
-    const transcribed = await fetch(`${url}/v1/audio/transcriptions`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': form.type },
-      body: form.body,
-    });
+    const transcribed = await sendForm(url, headers, form);
     expect(transcribed.status).toBe(200);
     expect(await transcribed.json()).toEqual(arrivedIntact(form, 'whisper'));
     // llama-swap's groups carried (docs/design.md D31), exclusive by llama-swap's default: the

@@ -35,3 +35,17 @@ export function arrivedIntact(form: EncodedForm, name: string): Record<string, u
     contentType: form.type,
   };
 }
+
+/** POSTs an encoded form to the gateway's `/v1/audio/<path>`, as an OpenAI client would. */
+export function sendForm(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  form: EncodedForm,
+  path = 'transcriptions',
+): Promise<Response> {
+  return fetch(`${url}/v1/audio/${path}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': form.type },
+    body: form.body,
+  });
+}
