@@ -13,6 +13,8 @@
 
 import { type ConnectionUser, type EngineConnection, OriginPool } from './engine-pool.ts';
 import { type ReplyEvents, ReplyParser } from './reply-parser.ts';
+import { requestHead } from './request-head.ts';
+import { type EngineBody, isStreamed, pumpBody } from './streamed-body.ts';
 
 /** One request to an engine; the timeouts are in ms, 0 for none. */
 export interface EngineRequest {
@@ -21,7 +23,8 @@ export interface EngineRequest {
   readonly method: string;
   /** Flat `[name, value, …]`; Host and Content-Length are the client's own. */
   readonly headers: readonly string[];
-  readonly body: Buffer | string;
+  /** A streamed one (streamed-body.ts) goes on a new connection, its head timed from its end. */
+  readonly body: EngineBody;
   /** From sending the request until the reply's head has arrived. */
   readonly headersTimeout: number;
   /** The longest gap between two pieces of the reply's body. */
@@ -76,9 +79,6 @@ export class EngineRequestAbortedError extends Error {
   }
 }
 
-/** A header name or value must not carry anything that would end its line. */
-const LINE_BREAK = /[\r\n\0]/;
-
 /** One request and its reply on one connection. */
 class Exchange implements ReplyEvents, ConnectionUser {
   private readonly parser = new ReplyParser(this);
@@ -93,6 +93,8 @@ class Exchange implements ReplyEvents, ConnectionUser {
   private paused = false;
   private held: Buffer[] = [];
   private endHeld = false;
+  /** Stops a streamed body still being sent (streamed-body.ts). */
+  private stopPump: (() => void) | undefined;
   readonly abort = (reason?: Error): void => this.fail(reason ?? new EngineRequestAbortedError());
 
   constructor(
@@ -109,15 +111,43 @@ class Exchange implements ReplyEvents, ConnectionUser {
     if (this.finished) {
       return;
     }
-    if (this.request.headersTimeout > 0) {
-      this.timer = setTimeout(this.timedOut, this.request.headersTimeout);
+    if (isStreamed(body)) {
+      socket.write(head, 'latin1');
+      // The engine answers once the body is in: its head is timed from the body's end.
+      this.stopPump = pumpBody(socket, body, {
+        sent: () => {
+          this.stopPump = undefined;
+          this.startHeadTimer();
+        },
+        broken: (error) => {
+          this.stopPump = undefined;
+          this.fail(error);
+        },
+      });
+      return;
     }
+    this.startHeadTimer();
     socket.cork();
     socket.write(head, 'latin1');
     if (body.length > 0) {
       socket.write(body);
     }
     socket.uncork();
+  }
+
+  private startHeadTimer(): void {
+    if (this.request.headersTimeout > 0 && !this.finished && !this.gotHead) {
+      this.timer = setTimeout(this.timedOut, this.request.headersTimeout);
+    }
+  }
+
+  /** A streamed body still being sent: stopped, and its connection not kept (it is mid-body). */
+  private endPump(): void {
+    if (this.stopPump !== undefined) {
+      this.stopPump();
+      this.stopPump = undefined;
+      this.keepAlive = false;
+    }
   }
 
   read(data: Buffer): void {
@@ -182,6 +212,7 @@ class Exchange implements ReplyEvents, ConnectionUser {
     this.finished = true;
     clearTimeout(this.timer);
     this.held = [];
+    this.endPump();
     this.conn.done(false);
     this.handler.onError(error);
   }
@@ -214,6 +245,7 @@ class Exchange implements ReplyEvents, ConnectionUser {
   private complete(): void {
     this.finished = true;
     clearTimeout(this.timer);
+    this.endPump();
     this.conn.done(this.keepAlive);
     this.handler.onComplete();
   }
@@ -226,24 +258,6 @@ class Exchange implements ReplyEvents, ConnectionUser {
     }
     this.fail(new EngineTimeoutError(this.gotHead ? 'body' : 'headers'));
   };
-}
-
-/** The request line and headers, or the name of a header that would break its line. */
-function requestHead(request: EngineRequest, hostHeader: string): string | Error {
-  let head = `${request.method} ${request.path} HTTP/1.1\r\nhost: ${hostHeader}\r\n`;
-  const { headers } = request;
-  for (let index = 0; index + 1 < headers.length; index += 2) {
-    const name = headers[index] as string;
-    const value = headers[index + 1] as string;
-    if (LINE_BREAK.test(name) || LINE_BREAK.test(value)) {
-      // The value is never quoted: it may be the engine key.
-      return new Error(`the header ${JSON.stringify(name)} carries a line break`);
-    }
-    head += `${name}: ${value}\r\n`;
-  }
-  const length =
-    typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.length;
-  return `${head}content-length: ${length}\r\n\r\n`;
 }
 
 /** Kept connections per engine origin, for the life of the process. */
@@ -261,7 +275,9 @@ export class EngineClient implements EngineDispatcher {
       handler.onError(head);
       return;
     }
-    const conn = request.freshConnection === true ? pool.connect() : pool.acquire();
+    // A streamed body cannot be sent again, so never on a kept connection the engine may have closed.
+    const fresh = request.freshConnection === true || isStreamed(request.body);
+    const conn = fresh ? pool.connect() : pool.acquire();
     new Exchange(conn, request, handler).send(head);
   }
 

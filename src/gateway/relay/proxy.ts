@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EngineClient, type EngineRequest } from './engine-client.ts';
 import { holdingServerErrors } from './held-server-errors.ts';
 import type { RelayCuts } from './relay-cuts.ts';
+import type { EngineBody } from './streamed-body.ts';
 import { type RelayFacts, type ReplyTap, UpstreamReply } from './upstream-reply.ts';
 
 /**
@@ -59,7 +60,8 @@ const engines = new EngineClient();
 export interface ProxyRequest {
   readonly incoming: IncomingMessage;
   readonly outgoing: ServerResponse;
-  readonly body: Buffer;
+  /** A form's is streamed (streamed-body.ts): sent as it arrives, never twice. */
+  readonly body: EngineBody;
   /** `stream: true` in the body: no reply timeout applies. */
   readonly streaming: boolean;
   /** How long a non-streamed reply may take (--reply-timeout). */

@@ -1,6 +1,7 @@
 /** The relay's decisions, driven through the engine client's handler calls by a scripted dispatcher. */
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
 
@@ -10,6 +11,7 @@ import {
   EngineClosedError,
   type EngineDispatcher,
   type EngineHandler,
+  type EngineRequest,
   EngineRequestAbortedError,
   EngineTimeoutError,
 } from './engine-client.ts';
@@ -77,12 +79,13 @@ function relay(
   outgoing: FakeResponse,
   dispatcher: EngineDispatcher,
   facts: RelayFacts = {},
+  body?: EngineRequest['body'],
 ): UpstreamReply {
   return new UpstreamReply(
     outgoing as unknown as ServerResponse,
     { node: 'gpu-a', replyTimeoutMs: 1000, extraHeaders: ['x-svc-node', 'gpu-a'], facts },
     dispatcher,
-    { ...ENGINE_REQUEST, headers: [] },
+    { ...ENGINE_REQUEST, headers: [], ...(body === undefined ? {} : { body }) },
   );
 }
 
@@ -166,6 +169,15 @@ describe('UpstreamReply', () => {
     expect(refusal).toBeInstanceOf(GatewayError);
     expect(refusal?.status).toBe(502);
     expect(refusal?.message).toContain('the engine on gpu-a failed to answer');
+  });
+
+  it('never resends a streamed form body: it is gone once sent (docs/design.md D31 "Forms")', async () => {
+    const fail = (handler: CoreCalls): void => handler.onError(socketClosed());
+    const { dispatcher, calls } = scripted(fail, answer);
+    const body = { first: Buffer.from('--b'), rest: new PassThrough() };
+    const refusal = await relay(new FakeResponse(), dispatcher, {}, body).start();
+    expect(calls()).toBe(1);
+    expect(refusal?.status).toBe(502);
   });
 
   it('never resends once the reply began: the caller sees what was sent end', async () => {

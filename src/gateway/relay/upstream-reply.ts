@@ -22,6 +22,7 @@ import {
 } from './engine-client.ts';
 import { engineErrorEvent } from './engine-error-event.ts';
 import { isEventStream, replyHeaderList } from './engine-reply-headers.ts';
+import { isStreamed } from './streamed-body.ts';
 
 /** Errors that mean the connection closed under a request the engine never answered. */
 const RESENDABLE = new Set(['ECONNRESET', 'EPIPE']);
@@ -246,7 +247,8 @@ export class UpstreamReply implements EngineHandler {
       this.finish();
       return;
     }
-    if (resendable(error, this.started, this.resent)) {
+    // A streamed body (streamed-body.ts) is gone once sent: its failure is answered, not resent.
+    if (!isStreamed(this.options.body) && resendable(error, this.started, this.resent)) {
       this.resent = true;
       this.abortUpstream = undefined;
       this.send();
