@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { chat } from '../support/http/chat.ts';
-import { arrivedIntact, encodeForm } from '../support/http/form.ts';
+import { arrivedIntact, type EncodedForm, encodeForm, sendForm } from '../support/http/form.ts';
 import { freePort } from '../support/http/net.ts';
 import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
 import { alive, killSurvivorsAfterTest } from '../support/processes/process-tree.ts';
@@ -158,12 +158,8 @@ describe('a multipart form through svc up to a PROVIDER command node (docs/desig
     const { url, up } = await upWithCommandNode();
     // A few MB of audio that is no text: every byte value, in a pattern no boundary repeats.
     const audio = new Blob([randomBytes(3 * 1024 * 1024)], { type: 'audio/wav' });
-    const send = async (form: { body: Buffer; type: string }, path = 'transcriptions') =>
-      fetch(`${url}/v1/audio/${path}`, {
-        method: 'POST',
-        headers: { ...authorized(), 'content-type': form.type },
-        body: form.body,
-      });
+    const send = (form: EncodedForm, path = 'transcriptions') =>
+      sendForm(url, authorized(), form, path);
     const form = await encodeForm([
       ['model', 'whisper-1'],
       ['file', audio],
@@ -186,6 +182,50 @@ describe('a multipart form through svc up to a PROVIDER command node (docs/desig
     const none = await send(await encodeForm([['language', 'en']]));
     expect(none.status).toBe(400);
     expect(await none.text()).toContain('add a form field named \\"model\\"');
+    const record = JSON.parse(readFileSync(localNodeFile(up, 'whisper', 'engine.pid'), 'utf8')) as {
+      pid: number;
+    };
+    killSurvivorsAfterTest([record.pid]);
+    process.kill(up.pid, 'SIGINT');
+    expect(await up.exited()).toBe(0);
+  });
+});
+
+/** The peak resident size of a process so far (Linux's VmHWM), in bytes. */
+function peakResident(pid: number): number {
+  const kb = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kb === undefined) {
+    throw new Error(`no VmHWM for process ${pid}`);
+  }
+  return Number(kb) * 1024;
+}
+
+describe('a large form through svc up (docs/design.md D31 "Forms")', () => {
+  it('passes the rest on as it arrives: byte for byte, past the JSON limit, never held whole', async () => {
+    const { url, up } = await upWithCommandNode();
+    const send = (form: EncodedForm) => sendForm(url, authorized(), form);
+    // A small one first wakes the node and runs the relay once, so the peak read next is the
+    // gateway's own at rest, not a first start's.
+    const small = await encodeForm([
+      ['model', 'whisper-1'],
+      ['file', new Blob([randomBytes(64 * 1024)], { type: 'audio/wav' })],
+    ]);
+    expect((await send(small)).status).toBe(200);
+    const before = peakResident(up.pid);
+    // 48 MiB: above the 32 MiB a JSON body may have.
+    const size = 48 * 1024 * 1024;
+    const big = await encodeForm([
+      ['model', 'whisper-1'],
+      ['file', new Blob([randomBytes(size)], { type: 'audio/wav' })],
+    ]);
+    const reply = await send(big);
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toEqual(arrivedIntact(big, 'stand in'));
+    // Held whole, the body would raise the gateway's peak by twice its size (its chunks, then
+    // their concatenation); streamed, by the socket reads not yet collected (a few tens of MB,
+    // whatever the body's size). The body's size is a bound with a wide margin either way.
+    const grew = peakResident(up.pid) - before;
+    expect(grew).toBeLessThan(size);
     const record = JSON.parse(readFileSync(localNodeFile(up, 'whisper', 'engine.pid'), 'utf8')) as {
       pid: number;
     };

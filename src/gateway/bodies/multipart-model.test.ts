@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { FORM_MODEL_BOUND, readForm } from './form-body.ts';
+import { FORM_MODEL_BOUND, readForm, wholeForm } from './form-body.ts';
 import { formBoundary, scanForm } from './multipart-model.ts';
 
 const BOUNDARY = '----svcBoundary7MA4YWxkTrZu0gW';
@@ -120,7 +120,7 @@ function incoming(pieces: readonly Buffer[]): IncomingMessage {
     stream.write(piece);
   }
   stream.end();
-  return stream as unknown as IncomingMessage;
+  return Object.assign(stream, { headers: {} }) as unknown as IncomingMessage;
 }
 
 describe('readForm', () => {
@@ -129,14 +129,28 @@ describe('readForm', () => {
       { name: 'file', value: AUDIO, filename: 'a.wav' },
       { name: 'model', value: 'whisper-1' },
     ]);
-    const read = await readForm(incoming([body.subarray(0, 10), body.subarray(10)]), BOUNDARY, 1e6);
+    const read = await readForm(incoming([body.subarray(0, 10), body.subarray(10)]), BOUNDARY);
     expect(read.model).toBe('whisper-1');
     expect(read.body.equals(body)).toBe(true);
   });
 
+  it('reads only as far as the model field, leaving the rest in the request to pass on', async () => {
+    const body = form([
+      { name: 'model', value: 'whisper-1' },
+      { name: 'file', value: AUDIO, filename: 'a.wav' },
+    ]);
+    const cut = body.indexOf('filename');
+    const pieces = [body.subarray(0, cut), body.subarray(cut, cut + 5), body.subarray(cut + 5)];
+    const read = await readForm(incoming(pieces), BOUNDARY);
+    expect(read.model).toBe('whisper-1');
+    expect(read.body.equals(body.subarray(0, cut))).toBe(true);
+    expect(read.streamed?.first).toBe(read.body);
+    expect((await wholeForm(read, 1e6)).equals(body)).toBe(true);
+  });
+
   it('refuses a form without a model field, naming it (400)', async () => {
     await expect(
-      readForm(incoming([form([{ name: 'file', value: AUDIO }])]), BOUNDARY, 1e6),
+      readForm(incoming([form([{ name: 'file', value: AUDIO }])]), BOUNDARY),
     ).rejects.toThrow(/names no model: add a form field named "model"/);
   });
 
@@ -147,7 +161,7 @@ describe('readForm', () => {
       { name: 'model', value: 'whisper-1' },
     ]);
     const pieces = [body.subarray(0, 65_536), body.subarray(65_536)];
-    await expect(readForm(incoming(pieces), BOUNDARY, 64e6)).rejects.toThrow(
+    await expect(readForm(incoming(pieces), BOUNDARY)).rejects.toThrow(
       `within its first ${FORM_MODEL_BOUND} bytes`,
     );
   });

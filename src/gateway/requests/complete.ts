@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { affinityKey } from '../../core/fleet/scheduling/requests/affinity-key.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { rewriteBody } from '../bodies/body-rewrite.ts';
-import { readForm } from '../bodies/form-body.ts';
+import { readForm, wholeForm } from '../bodies/form-body.ts';
 import { formBoundary } from '../bodies/multipart-model.ts';
 import { modelRequestOf } from '../bodies/request-target.ts';
 import type { Caller } from '../callers/caller-rights.ts';
@@ -90,8 +90,7 @@ export async function complete(
 ): Promise<void> {
   // docs/design.md D31 "Forms": a multipart body is routed by its `model` form field.
   const boundary = formBoundary(request.headers['content-type']);
-  const form =
-    boundary === undefined ? undefined : await readForm(request, boundary, MAX_BODY_BYTES);
+  const form = boundary === undefined ? undefined : await readForm(request, boundary);
   const body = form?.body ?? (await readBody(request));
   const arrived = performance.now();
   const { model, streaming, prompt } =
@@ -150,7 +149,8 @@ export async function complete(
     // docs/design.md D31: counted in the gateway's own time (Server-Timing), which it is. Only the
     // chosen node's body is renamed: a retry goes to an upstream node, which maps names itself.
     const change = deps.names?.change(model, dispatch.node);
-    const sent = change === undefined ? body : rewriteBody(body, change);
+    // docs/design.md D31 "Forms": a form's rest goes on as it arrives, never held here.
+    const sent = form?.streamed ?? (change === undefined ? body : rewriteBody(body, change));
     const gatewayMs = performance.now() - arrived - (waitMs ?? 0);
     context.queueMs = waitMs ?? 0;
     const timing = {
@@ -163,6 +163,8 @@ export async function complete(
       outgoing: response,
       body,
       sent,
+      // docs/design.md D31 "Forms": an upstream node's relay takes a form in one piece.
+      ...(form?.streamed === undefined ? {} : { whole: () => wholeForm(form, MAX_BODY_BYTES) }),
       model,
       streaming,
       replyTimeoutMs: deps.replyTimeoutMs,

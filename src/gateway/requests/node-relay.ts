@@ -6,8 +6,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { RelayTo } from '../fallbacks/failed-retry.ts';
 import { proxy } from '../relay/proxy.ts';
+import { type EngineBody, isStreamed } from '../relay/streamed-body.ts';
 import type { RelayFacts } from '../relay/upstream-reply.ts';
 import type { GatewayScheduler } from '../scheduling/gateway-scheduler.ts';
 import { relayUpstream } from '../upstreams/upstream-relay.ts';
@@ -25,7 +27,10 @@ export interface NodeRelayRequest {
   readonly outgoing: ServerResponse;
   /** The body as the caller sent it, and as the chosen node gets it (docs/design.md D31). */
   readonly body: Buffer;
-  readonly sent: Buffer;
+  /** A form's is streamed (relay/streamed-body.ts): passed on as it arrives, only once. */
+  readonly sent: EngineBody;
+  /** A streamed form's whole body, read when an upstream node's relay needs it in one piece. */
+  readonly whole?: () => Promise<Buffer>;
   /** The name the caller asked for (an upstream node maps it itself). */
   readonly model: string;
   readonly streaming: boolean;
@@ -36,7 +41,15 @@ export interface NodeRelayRequest {
 
 export function nodeRelay(scheduling: GatewayScheduler, request: NodeRelayRequest): RelayTo {
   const { incoming, outgoing, books } = request;
+  /** A streamed body went to an engine: it is gone, and a retry elsewhere has nothing to send. */
+  let streamedOut = false;
   return async (node, fallback, holdServerErrors) => {
+    if (streamedOut) {
+      throw new GatewayError(
+        502,
+        `the engine on ${books.node ?? 'its node'} failed to answer, and the form, passed on as it arrived, cannot be sent again to ${node}`,
+      );
+    }
     const target = scheduling.target(node);
     books.node = node;
     // A retry starts afresh: the failed node's reply left nothing the caller saw.
@@ -51,7 +64,7 @@ export function nodeRelay(scheduling: GatewayScheduler, request: NodeRelayReques
       await relayUpstream(target.node, {
         incoming,
         outgoing,
-        body: request.body,
+        body: request.whole === undefined ? request.body : await request.whole(),
         model: request.model,
         extraHeaders,
         facts: books,
@@ -61,6 +74,7 @@ export function nodeRelay(scheduling: GatewayScheduler, request: NodeRelayReques
       return;
     }
     // Only the chosen node is an engine: a retry goes to an upstream node.
+    streamedOut = isStreamed(request.sent);
     await proxy(target, {
       incoming,
       outgoing,
