@@ -13,15 +13,13 @@ import inject from 'light-my-request';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
+import { fleetViewOver } from '../../../test/support/scheduling/fleet-view-over.ts';
 import { validateBody } from '../../core/control-api/validate-body.ts';
 import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
 import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';
 import { schedulerOptionsOf } from '../../core/fleet/scheduling/settings-of-fleet.ts';
-import { NODE_STATES_DEFAULTS } from '../../core/fleet/state/node-snapshot.ts';
-import { FleetView } from '../../core/fleet/state/node-snapshots.ts';
-import { NodeStates } from '../../core/fleet/state/node-states.ts';
 import { createLogger } from '../../core/logger.ts';
 import { FleetHistory } from '../history/fleet-history.ts';
 import { buildGateway } from '../http/app.ts';
@@ -66,14 +64,7 @@ async function gatewayHandler(): Promise<RequestListener> {
     stats: () => Promise.reject(new Error('no reads here')),
     logs: () => Promise.reject(new Error('no logs here')),
   };
-  const states = new NodeStates(fleet.nodes, {
-    ...NODE_STATES_DEFAULTS,
-    client: driver,
-    timeoutMs: 5_000,
-    now: () => Date.now(),
-    sleep: () => new Promise(() => undefined),
-  });
-  const view = new FleetView(fleet, states, driver);
+  const { states, view } = fleetViewOver(fleet, driver);
   const scheduler = new Scheduler(schedulerSettings(schedulerOptionsOf(fleet, 60_000)));
   const metrics = new GatewayMetrics(() => view.all(), scheduler);
   const logger = createLogger('error', { write: () => undefined });

@@ -7,15 +7,13 @@
 import { describe, expect, it } from 'vitest';
 
 import { daemonNode } from '../../../test/support/project-files/fleet-node.ts';
+import { fleetViewOver } from '../../../test/support/scheduling/fleet-view-over.ts';
 import { eventually } from '../../../test/support/time/eventually.ts';
 import type { NodeDriver } from '../../core/fleet/drivers/node-driver.ts';
 import type { Fleet } from '../../core/fleet/file/fleet-file.ts';
 import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';
 import { schedulerOptionsOf } from '../../core/fleet/scheduling/settings-of-fleet.ts';
-import { NODE_STATES_DEFAULTS } from '../../core/fleet/state/node-snapshot.ts';
-import { FleetView } from '../../core/fleet/state/node-snapshots.ts';
-import { NodeStates } from '../../core/fleet/state/node-states.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { createLogger } from '../../core/logger.ts';
 import { GatewayScheduler } from './gateway-scheduler.ts';
@@ -39,14 +37,7 @@ function gatewayOf(wakeError: Error) {
     stop: () => Promise.reject(new Error('no stops here')),
     stats: () => Promise.reject(new Error('no reads here')),
   };
-  const states = new NodeStates(fleet.nodes, {
-    ...NODE_STATES_DEFAULTS,
-    client: driver,
-    timeoutMs: 5_000,
-    now: () => Date.now(),
-    sleep: () => new Promise(() => undefined),
-  });
-  const view = new FleetView(fleet, states, driver);
+  const { view } = fleetViewOver(fleet, driver);
   const lines: string[] = [];
   const woken: string[] = [];
   const scheduling = new GatewayScheduler({
