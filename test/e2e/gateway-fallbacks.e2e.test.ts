@@ -3,7 +3,8 @@
  * (local node `gpu`, the tiny model), a command engine that fails on cue (local node `flaky`,
  * test/fixtures/command-server.mjs --fail) and the fake OpenAI server (upstream node `hosted`,
  * recording every request) in one fleet: while `gpu` wakes the first request is answered by the
- * fallback at once and the wake still starts, after which requests stay local; `flaky`'s 500
+ * fallback at once and the wake still starts, after which requests stay local, and it starts again
+ * for the next such request once `gpu` was stopped (through the gateway); `flaky`'s 500
  * before any body is answered once by the fallback, its stream cut after the first byte is not
  * retried, and a caller with `upstreams: off` never reaches the fake; each is counted in
  * svc_gateway_fallbacks_total. With the local node's one slot held (the fake engine's `hold`, a
@@ -28,6 +29,7 @@ import { eventually } from '../support/time/eventually.ts';
 
 const SERVER = join(REPO_ROOT, 'test', 'fixtures', 'command-server.mjs');
 const OFF_TOKEN = 'caller-without-upstreams-3c1d';
+const OPERATOR_TOKEN = 'operator-token-8b2a';
 
 let fake: FakeOpenai;
 let url: string;
@@ -56,6 +58,7 @@ async function startFleet(): Promise<void> {
   await writeFile(
     join(dir, 'fleet.yaml'),
     [
+      'gateway: {operatorTokenEnv: OPERATOR_TOKEN}',
       'callers:',
       '  - {name: offline, tokenEnv: OFF_TOKEN, upstreams: off}',
       'nodes:',
@@ -74,7 +77,7 @@ async function startFleet(): Promise<void> {
   ({ url } = await startTestGateway({
     cwd: dir,
     configDir: join(dir, 'config'),
-    env: { PATH: testPath(), OFF_TOKEN },
+    env: { PATH: testPath(), OFF_TOKEN, OPERATOR_TOKEN },
   }));
 }
 
@@ -91,6 +94,29 @@ async function routeOf(model: string): Promise<string> {
   const reply = await fetch(`${url}/v1/fleet/route?model=${model}`, { headers: authorized() });
   const body = (await reply.json()) as { action: string; node?: string };
   return `${body.action} ${body.node ?? ''}`;
+}
+
+/** Stops the local node `gpu` through the gateway's control API. */
+async function stopGpu(): Promise<void> {
+  const reply = await fetch(`${url}/v1/fleet/nodes/gpu/stop`, {
+    method: 'POST',
+    headers: authorized(OPERATOR_TOKEN),
+  });
+  expect(`${reply.status} ${await reply.text()}`).toMatch(/^200 /);
+  // The gateway's scheduler learns of the stop from the node's next view.
+  await eventually(
+    () => routeOf('tiny'),
+    (route) => route === 'fallback hosted',
+    'tiny answered by the fallback while gpu is stopped',
+  );
+}
+
+/** A request for tiny, answered by its waking fallback. */
+async function fallbackAnswers(): Promise<void> {
+  const reply = await chat(url, { model: 'tiny', max_tokens: 4 }, { headers: authorized() });
+  expect(`${reply.status} ${await reply.text()}`).toMatch(/^200 /);
+  expect(reply.headers.get('x-svc-node')).toBe('hosted');
+  expect(reply.headers.get('x-svc-fallback')).toBe('waking');
 }
 
 describe('fallbacks through the gateway', () => {
@@ -154,6 +180,23 @@ describe('fallbacks through the gateway', () => {
     const text = await (await fetch(`${url}/metrics`, { headers: authorized() })).text();
     expect(text).toContain('svc_gateway_fallbacks_total{model="tiny",reason="waking"} 1');
     expect(text).toContain('svc_gateway_fallbacks_total{model="flaky",reason="failed"} 1');
+  });
+
+  it('wakes the node again for a waking fallback after it was stopped', async () => {
+    // Up since the first case; stopped through the gateway, the fallback answers and wakes it,
+    // and it is stopped again (while it loads, or once up): the next request is answered by the
+    // fallback and still wakes it.
+    await stopGpu();
+    await fallbackAnswers();
+    await stopGpu();
+    await fallbackAnswers();
+    expect(posts('tiny')).toBe(3);
+    await eventually(
+      () => routeOf('tiny'),
+      (route) => route === 'serve gpu',
+      'tiny served by gpu again',
+      { timeoutMs: 120_000 },
+    );
   });
 });
 

@@ -44,6 +44,8 @@ export class Ledger {
   readonly affinity = new AffinityMemory();
   /** Per waiting model: since when a ready node has served it (deadlines.ts). */
   readonly readySince = new Map<string, number>();
+  /** Models a waking fallback answered whose wake could not start yet (owed-wakes.ts). */
+  readonly owedWakes = new Set<string>();
   /** Operators' starts waiting for room in their group, in the order they came (starts.ts). */
   readonly starts = new Map<StartId, { readonly node: string; readonly force: boolean }>();
   /** Nodes under idle stop: the only ones a timer is ever armed for (due.ts). */

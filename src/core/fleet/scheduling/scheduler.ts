@@ -25,6 +25,7 @@ import { Ledger } from './ledger.ts';
 import { idleStopAt } from './nodes/idle-stop.ts';
 import { upkeep } from './nodes/node-upkeep.ts';
 import { isUp, readyFor } from './nodes/nodes.ts';
+import { modelsToPlan, settleOwed, unqueuedSince } from './nodes/owed-wakes.ts';
 import { settleStarts } from './nodes/starts.ts';
 import { planFor, scaleOutFor } from './nodes/wakes.ts';
 import { arrivalOf, placeNow, withFallback } from './requests/arrival.ts';
@@ -265,19 +266,13 @@ export class Scheduler {
   /** Wakes, scale-out, swaps and give-ups for the models with requests waiting (wakes.ts). */
   private plan(now: number, actions: Action[], refused: string | undefined): void {
     const books = this.books;
-    if (books.queue.size === 0 && refused === undefined) {
-      return;
-    }
-    const models = books.queue.models();
     const mayRun = books.running.mayRun;
-    if (refused !== undefined && !models.includes(refused)) {
-      models.push(refused);
-    }
-    for (const model of models) {
+    for (const model of modelsToPlan(books, refused)) {
       const head = books.queue.head(model);
-      const since = head?.enqueuedAt ?? now;
+      const since = head?.enqueuedAt ?? unqueuedSince(books, model, now);
       const context = books.context(now, head);
       const plan = planFor(context, model, since);
+      settleOwed(books, model, plan, refused);
       if (plan.kind === 'wake') {
         actions.push(books.wake(plan.node, model, 'demand', now));
       } else if (plan.kind === 'swap') {
