@@ -6,12 +6,14 @@
  * fallback at once and the wake still starts, after which requests stay local, and it starts again
  * for the next such request once `gpu` was stopped (through the gateway); `flaky`'s 500
  * before any body is answered once by the fallback, its stream cut after the first byte is not
- * retried, and a caller with `upstreams: off` never reaches the fake; each is counted in
+ * retried, its form (streamed to it as it arrived) is not sent again but refused with a 502 naming
+ * both nodes, and a caller with `upstreams: off` never reaches the fake; each is counted in
  * svc_gateway_fallbacks_total. With the local node's one slot held (the fake engine's `hold`, a
  * fault the real one cannot show on cue) and no queue room, the fallback answers instead of 429. An `https` upstream with a self-signed certificate is trusted
  * through NODE_EXTRA_CA_CERTS, and refused without it.
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -19,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type FakeOpenai, fakeOpenai } from '../support/fakes/fake-openai.ts';
 import { chat } from '../support/http/chat.ts';
+import { encodeForm, sendForm } from '../support/http/form.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
 import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
@@ -180,6 +183,19 @@ describe('fallbacks through the gateway', () => {
     const text = await (await fetch(`${url}/metrics`, { headers: authorized() })).text();
     expect(text).toContain('svc_gateway_fallbacks_total{model="tiny",reason="waking"} 1');
     expect(text).toContain('svc_gateway_fallbacks_total{model="flaky",reason="failed"} 1');
+  });
+
+  it('does not resend a form already streamed to a failed engine: 502 naming both nodes', async () => {
+    const form = await encodeForm([
+      ['model', 'flaky'],
+      ['file', new Blob([randomBytes(256 * 1024)], { type: 'audio/wav' })],
+    ]);
+    const reply = await sendForm(url, authorized(), form);
+    expect(reply.status).toBe(502);
+    expect(await reply.text()).toContain(
+      'the engine on flaky failed to answer, and the form, passed on as it arrived, cannot be sent again to hosted',
+    );
+    expect(fake.seen.filter((seen) => seen.path.startsWith('/v1/audio/'))).toEqual([]);
   });
 
   it('wakes the node again for a waking fallback after it was stopped', async () => {
