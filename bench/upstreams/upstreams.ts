@@ -152,8 +152,10 @@ async function waking(repoRoot: string, work: string, rounds: number): Promise<W
   const direct = new Pool(new URL(fake.url).origin, { connections: 1 });
   const found: WakingRound[] = [];
   try {
-    // A fresh gateway each round: its first reply is a first one (no connection to the upstream
-    // yet), and a second waking fallback on one gateway does not start the wake again today.
+    // A fresh gateway each round: its first reply is a first one, and its request never rides on
+    // the last round's wake, which fails when the node is stopped (once its daemon says ready)
+    // before that gateway's wake has seen it ready; one gateway would then wake the node only at
+    // its next status of it, and the round's wake time would count that wait.
     for (let round = 0; round < rounds; round += 1) {
       const via = await gateway(repoRoot, work, `waking-${round}`, text);
       const through = new Pool(via.url, { connections: 1 });
