@@ -28,7 +28,8 @@ function play(steps: readonly Step[]): void {
     },
     [stopped('gpu'), hostedView],
   );
-  let truth: 'stopped' | 'waking' | 'running' = 'stopped';
+  // Widened: woke() moves it to 'waking' where the checker's narrowing cannot see.
+  let truth = 'stopped' as 'stopped' | 'waking' | 'running';
   /** A request answered while the node was down, with no wake started since. */
   let owed = false;
   let id = 0;
