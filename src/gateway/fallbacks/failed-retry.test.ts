@@ -12,7 +12,12 @@ const ALL: FleetFallback = { to: 'hosted', when: ['waking', 'queueFull', 'failed
 /** Runs a request whose relays answer in turn from `outcomes` (an error is thrown). */
 async function run(
   outcomes: (GatewayError | 'ok' | 'sent')[],
-  options: { fallback?: FleetFallback | undefined; node?: string; mayUseUpstreams?: boolean } = {},
+  options: {
+    fallback?: FleetFallback | undefined;
+    node?: string;
+    mayUseUpstreams?: boolean;
+    resendable?: boolean;
+  } = {},
 ) {
   const outgoing = { headersSent: false, destroyed: false };
   const relays: [string, FallbackReason | undefined, boolean][] = [];
@@ -30,15 +35,18 @@ async function run(
       fellBack: (model, reason) => counted.push(`${model} ${reason}`),
     },
     request,
-    (node, why, hold) => {
-      relays.push([node, why, hold]);
-      const next = outcomes.shift();
-      if (next === 'sent') {
-        outgoing.headersSent = true;
-        return Promise.reject(new GatewayError(502, 'broke off'));
-      }
-      return next instanceof GatewayError ? Promise.reject(next) : Promise.resolve();
-    },
+    Object.assign(
+      (node: string, why: FallbackReason | undefined, hold: boolean) => {
+        relays.push([node, why, hold]);
+        const next = outcomes.shift();
+        if (next === 'sent') {
+          outgoing.headersSent = true;
+          return Promise.reject(new GatewayError(502, 'broke off'));
+        }
+        return next instanceof GatewayError ? Promise.reject(next) : Promise.resolve();
+      },
+      { resendable: () => options.resendable ?? true },
+    ),
   ).then(
     () => 'ok',
     (error: unknown) => (error as GatewayError).status,
@@ -106,5 +114,13 @@ describe('relayWithFailover', () => {
       },
     );
     expect(seen).toEqual(['waking']);
+  });
+
+  it('counts no fallback when the body cannot be sent again: the retry refuses itself', async () => {
+    const cannot = new GatewayError(502, 'the form cannot be sent again to hosted');
+    const { outcome, relays, counted } = await run([failed(), cannot], { resendable: false });
+    expect(outcome).toBe(502);
+    expect(relays.map(([node]) => node)).toEqual(['gpu', 'hosted']);
+    expect(counted).toEqual([]);
   });
 });

@@ -13,12 +13,16 @@ import type { FallbackReason, FleetFallback } from '../../core/fleet/file/fleet-
 import { retryOnFailure } from '../../core/fleet/scheduling/requests/upstream-choice.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 
-/** One relay of the request to `node`; `holdServerErrors`: a 5xx before the reply is a refusal. */
-export type RelayTo = (
+/**
+ * One relay of the request to `node`; `holdServerErrors`: a 5xx before the reply is a refusal.
+ * `resendable` says whether the body can still be sent elsewhere (a form passed on as it arrived
+ * cannot): a relay that cannot refuses the retry itself, naming both nodes.
+ */
+export type RelayTo = ((
   node: string,
   fallback: FallbackReason | undefined,
   holdServerErrors: boolean,
-) => Promise<void>;
+) => Promise<void>) & { readonly resendable?: () => boolean };
 
 export interface FailedRetryRequest {
   /** The model as the scheduler placed it (the fallbacks are keyed by it). */
@@ -63,6 +67,9 @@ export async function relayWithFailover(
       throw error;
     }
   }
-  deps.fellBack(model, 'failed');
+  // Counted only where the retry can go out: a refusal to resend is no fallback.
+  if (relayTo.resendable?.() !== false) {
+    deps.fellBack(model, 'failed');
+  }
   await relayTo(to, 'failed', false);
 }

@@ -43,7 +43,7 @@ export function nodeRelay(scheduling: GatewayScheduler, request: NodeRelayReques
   const { incoming, outgoing, books } = request;
   /** A streamed body went to an engine: it is gone, and a retry elsewhere has nothing to send. */
   let streamedOut = false;
-  return async (node, fallback, holdServerErrors) => {
+  const relayTo = async (...[node, fallback, holdServerErrors]: Parameters<RelayTo>) => {
     if (streamedOut) {
       throw new GatewayError(
         502,
@@ -88,4 +88,5 @@ export function nodeRelay(scheduling: GatewayScheduler, request: NodeRelayReques
       holdServerErrors,
     });
   };
+  return Object.assign(relayTo, { resendable: () => !streamedOut });
 }
