@@ -21,6 +21,7 @@ import { killSurvivorsAfterTest } from '../support/processes/process-tree.ts';
 import { authorized, startTestGateway } from '../support/svc/gateway-fleet.ts';
 import { chat } from '../support/svc/scale-to-zero.ts';
 import { tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const ALIASES = { big: 'alpha', chat: 'beta', embed: 'gamma' };
 
@@ -67,9 +68,18 @@ describe('exclusive and persistent groups (docs/design.md D31)', () => {
       expect(await chat(url, alias)).toBe('200 chat.completion');
       killSurvivorsAfterTest(enginesUnder(gateway.pid).map((engine) => engine.pid));
     }
-    // The route names what an exclusive start would stop: chat, not embed.
-    const route = await fetch(`${url}/v1/fleet/route?model=alpha`, { headers: authorized() });
-    expect(await route.json()).toMatchObject({ action: 'swap', node: 'big', stops: ['chat'] });
+    // The route names what an exclusive start would stop: chat, not embed. Waited for: the
+    // caller has its reply a moment before the gateway has counted chat's request ended, and a
+    // busy chat is waited out (`queue`), not stopped.
+    const route = await eventually(
+      async () =>
+        (await (
+          await fetch(`${url}/v1/fleet/route?model=alpha`, { headers: authorized() })
+        ).json()) as { action?: string },
+      (decision) => decision.action !== 'queue',
+      'the route for alpha once chat is idle',
+    );
+    expect(route).toMatchObject({ action: 'swap', node: 'big', stops: ['chat'] });
 
     watch.stop();
     expect(watch.overlaps).toEqual([]);
