@@ -108,6 +108,17 @@ function track(admission: Admission) {
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Nodes a and b in a group of one with no residency; b stopped, serving another model. */
+function groupOfOne() {
+  const nodes = [
+    { name: 'a', group: 'gpu' },
+    { name: 'b', group: 'gpu' },
+  ];
+  const h = harness({ nodes, groups: new Map([['gpu', { max: 1, minResidencyMs: 0 }]]) });
+  const stoppedB = { state: 'stopped' as const, ready: false, serves: [], wakes: ['other'] };
+  return { h, stoppedB };
+}
+
 describe('ScheduleLoop', () => {
   it('places at once while a slot is free, then queues, and hands the freed slot on', async () => {
     const h = harness({ nodes: [{ name: 'a' }], queue: { max: 1 } });
@@ -245,14 +256,7 @@ describe('ScheduleLoop', () => {
   });
 
   it("an operator's start into a full group swaps the idle member out, then goes ahead", async () => {
-    const group = {
-      nodes: [
-        { name: 'a', group: 'gpu' },
-        { name: 'b', group: 'gpu' },
-      ],
-    };
-    const h = harness({ ...group, groups: new Map([['gpu', { max: 1, minResidencyMs: 0 }]]) });
-    const stoppedB = { state: 'stopped' as const, ready: false, serves: [], wakes: ['other'] };
+    const { h, stoppedB } = groupOfOne();
     h.loop.views([view('a', { runningSince: 0, wakes: [MODEL] }), view('b', stoppedB)]);
     let allowed: StartAction | undefined;
     void h.loop.start('b', false).then((action) => {
@@ -267,14 +271,7 @@ describe('ScheduleLoop', () => {
   });
 
   it("refuses an operator's start while the member holding the group is busy: 409 group_busy", async () => {
-    const group = {
-      nodes: [
-        { name: 'a', group: 'gpu' },
-        { name: 'b', group: 'gpu' },
-      ],
-    };
-    const h = harness({ ...group, groups: new Map([['gpu', { max: 1, minResidencyMs: 0 }]]) });
-    const stoppedB = { state: 'stopped' as const, ready: false, serves: [], wakes: ['other'] };
+    const { h, stoppedB } = groupOfOne();
     h.loop.views([view('a', { runningSince: 0, slots: 2 }), view('b', stoppedB)]);
     h.loop.admit({ model: MODEL, streaming: true });
     const refused = await h.loop.start('b', false).catch((error: unknown) => error);
