@@ -71,6 +71,18 @@ describe('reply usage', () => {
     expect(new ReplyTail().usage()).toBeUndefined();
   });
 
+  it('reports none for counts that are not whole numbers, or that the reply cut off', () => {
+    expect(usageOf('{"usage":{"prompt_tokens":2.5,"completion_tokens":1}}')).toBeUndefined();
+    expect(usageOf('{"usage":{"prompt_tokens":"2","completion_tokens":1}}')).toBeUndefined();
+    expect(usageOf('{"usage":{"prompt_tokens":-2,"completion_tokens":1}}')).toBeUndefined();
+    expect(usageOf('{"usage":{"prompt_tokens":12,"completion_tokens":3')).toBeUndefined();
+    expect(usageOf('{"usage":{"prompt_tokens": 12,\n "completion_tokens": 3}}')).toEqual({
+      promptTokens: 12,
+      completionTokens: 3,
+      cachedTokens: 0,
+    });
+  });
+
   it('keeps only the tail of a long stream, and still finds the final chunk', () => {
     const long = `${'data: {"choices":[{"delta":{"content":"x"}}]}\n\n'.repeat(5_000)}${fixture('llama-server-chat-stream.txt')}`;
     const tail = tapped(long, 100);

@@ -34,8 +34,9 @@ export class ReplyTail {
   }
 
   /**
-   * The usage the reply reported, or undefined when it reported none. Only the bytes from the
-   * earlier of the two reports' last keys on are read as text, not a long reply's whole tail.
+   * The usage the reply reported, or undefined when it reported none. Read from the bytes as they
+   * are, from the earlier of the two reports' last keys on: nothing is decoded or parsed, since a
+   * model request's end pays for this and only six integers are wanted.
    */
   usage(): ReplyUsage | undefined {
     if (this.size === 0) {
@@ -43,84 +44,77 @@ export class ReplyTail {
     }
     const bytes =
       this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
-    const usage = bytes.lastIndexOf(USAGE_KEY);
-    const timings = bytes.lastIndexOf(TIMINGS_KEY);
-    if (usage < 0 && timings < 0) {
-      return undefined;
-    }
-    // Each key starts with `"`: a character boundary in UTF-8.
-    const from = usage < 0 ? timings : timings < 0 ? usage : Math.min(usage, timings);
-    return usageOf(bytes.toString('utf8', from));
+    return usageIn(bytes);
   }
 }
 
-/** The JSON object that follows the last `"<key>":` in `text`, parsed; undefined if none is whole. */
-function lastObject(text: string, key: string): Record<string, unknown> | undefined {
-  const at = text.lastIndexOf(`"${key}":`);
-  if (at < 0) {
+const KEYS = {
+  promptTokens: Buffer.from('"prompt_tokens":'),
+  completionTokens: Buffer.from('"completion_tokens":'),
+  cachedTokens: Buffer.from('"cached_tokens":'),
+  cacheN: Buffer.from('"cache_n":'),
+  promptN: Buffer.from('"prompt_n":'),
+  predictedN: Buffer.from('"predicted_n":'),
+} as const;
+
+const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const ENDS = new Set([0x2c, 0x7d, 0x20, 0x09, 0x0a, 0x0d]); // , } and white space
+
+/**
+ * The whole non-negative integer after the last `key` at or after `from`, or undefined when there
+ * is none, or the value is not one (a fraction, a string, a number cut off by the tail's end).
+ * A key can only match outside strings: inside one, its quotes would be escaped.
+ */
+function integerAfter(bytes: Buffer, key: Buffer, from: number): number | undefined {
+  const at = bytes.lastIndexOf(key);
+  if (at < from) {
     return undefined;
   }
-  const start = text.indexOf('{', at);
-  if (start < 0) {
+  let index = at + key.length;
+  while (index < bytes.length && SPACE.has(bytes[index] as number)) {
+    index += 1;
+  }
+  let value = 0;
+  let digits = 0;
+  for (; index < bytes.length; index += 1) {
+    const byte = bytes[index] as number;
+    if (byte < 0x30 || byte > 0x39) {
+      break;
+    }
+    value = value * 10 + (byte - 0x30);
+    digits += 1;
+  }
+  return digits > 0 && index < bytes.length && ENDS.has(bytes[index] as number) ? value : undefined;
+}
+
+/** The usage in a reply's bytes (see the module comment); undefined when it reported none. */
+function usageIn(bytes: Buffer): ReplyUsage | undefined {
+  const usage = bytes.lastIndexOf(USAGE_KEY);
+  const timings = bytes.lastIndexOf(TIMINGS_KEY);
+  if (usage < 0 && timings < 0) {
     return undefined;
   }
-  let depth = 0;
-  let inString = false;
-  for (let index = start; index < text.length; index += 1) {
-    const char = text[index];
-    if (inString) {
-      if (char === '\\') {
-        index += 1;
-      } else if (char === '"') {
-        inString = false;
-      }
-    } else if (char === '"') {
-      inString = true;
-    } else if (char === '{') {
-      depth += 1;
-    } else if (char === '}') {
-      depth -= 1;
-      if (depth === 0) {
-        try {
-          return JSON.parse(text.slice(start, index + 1)) as Record<string, unknown>;
-        } catch {
-          return undefined;
-        }
-      }
+  const from = usage < 0 ? timings : timings < 0 ? usage : Math.min(usage, timings);
+  const cacheN = timings < 0 ? undefined : integerAfter(bytes, KEYS.cacheN, timings);
+  if (usage >= 0) {
+    const prompt = integerAfter(bytes, KEYS.promptTokens, usage);
+    const completion = integerAfter(bytes, KEYS.completionTokens, usage);
+    if (prompt !== undefined && completion !== undefined) {
+      const cached = cacheN ?? integerAfter(bytes, KEYS.cachedTokens, usage) ?? 0;
+      return { promptTokens: prompt, completionTokens: completion, cachedTokens: cached };
     }
   }
-  return undefined;
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-}
-
-/** The usage in a reply's tail (see the module comment); undefined when it reported none. */
-export function usageOf(tail: string): ReplyUsage | undefined {
-  const usage = lastObject(tail, 'usage');
-  const timings = lastObject(tail, 'timings');
-  const cacheN = count(timings?.['cache_n']);
-  const prompt = count(usage?.['prompt_tokens']);
-  const completion = count(usage?.['completion_tokens']);
-  if (prompt !== undefined && completion !== undefined) {
-    const details = usage?.['prompt_tokens_details'];
-    const cached =
-      cacheN ??
-      count(
-        typeof details === 'object' && details !== null
-          ? (details as Record<string, unknown>)['cached_tokens']
-          : undefined,
-      ) ??
-      0;
-    return { promptTokens: prompt, completionTokens: completion, cachedTokens: cached };
-  }
-  const promptN = count(timings?.['prompt_n']);
-  const predictedN = count(timings?.['predicted_n']);
-  if (promptN === undefined || predictedN === undefined) {
+  const promptN = integerAfter(bytes, KEYS.promptN, from);
+  const predictedN = integerAfter(bytes, KEYS.predictedN, from);
+  if (timings < 0 || promptN === undefined || predictedN === undefined) {
     return undefined;
   }
   // llama-server's prompt_n counts only what it evaluated; the cached part is cache_n.
   const cached = cacheN ?? 0;
   return { promptTokens: promptN + cached, completionTokens: predictedN, cachedTokens: cached };
+}
+
+/** The usage in a reply's text (see the module comment); undefined when it reported none. */
+export function usageOf(tail: string): ReplyUsage | undefined {
+  return usageIn(Buffer.from(tail));
 }
