@@ -246,11 +246,19 @@ export class ScheduleLoop {
     }
   }
 
-  /** One timer, for the scheduler's next deadline (a wait running out, an idle stop). */
+  /**
+   * One timer, for the scheduler's next deadline (a wait running out, an idle stop). A timer due
+   * earlier than the next deadline is kept: its tick finds nothing due and arms the right one.
+   * Under a queue the head's deadline moves later with every dispatch, and this spares a timer
+   * cancelled and made per request.
+   */
   private arm(): void {
     const now = this.timers.now();
     const due = this.closed ? undefined : this.scheduler.nextDueAt(now);
-    if (due === this.armedAt) {
+    if (
+      due === this.armedAt ||
+      (due !== undefined && this.armedAt !== undefined && this.armedAt <= due)
+    ) {
       return;
     }
     this.cancelTimer?.();
