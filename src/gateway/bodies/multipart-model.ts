@@ -7,9 +7,12 @@
  */
 import { GatewayError } from '../../core/http/gateway-error.ts';
 
+const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i;
+
 /** The boundary a `multipart/form-data` Content-Type names; undefined for any other type. */
 export function formBoundary(contentType: string | undefined): string | undefined {
-  if (contentType === undefined) {
+  // Every model request asks this: a JSON one is told at once, without splitting its header.
+  if (contentType === undefined || !MULTIPART.test(contentType)) {
     return undefined;
   }
   const [type, ...params] = splitParams(contentType);
