@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { affinityKey } from '../../core/fleet/scheduling/requests/affinity-key.ts';
+import type { CallerShare, RequestInfo } from '../../core/fleet/scheduling/types.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import { rewriteBody } from '../bodies/body-rewrite.ts';
 import { readForm, wholeForm } from '../bodies/form-body.ts';
@@ -82,6 +83,42 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/**
+ * What the scheduler is told of an arrival, built once: no spread per request on the hot path.
+ * docs/design.md D29: a caller without `wake` is refused where serving would start a node, one
+ * without `upstreams` never goes to an upstream node or a fallback, and its share is plain data.
+ */
+function admissionOf(
+  model: string,
+  streaming: boolean,
+  affinity: string | undefined,
+  caller: Caller | undefined,
+): Omit<RequestInfo, 'id'> {
+  const request: {
+    model: string;
+    streaming: boolean;
+    affinity?: string;
+    mayWake?: false;
+    mayUseUpstreams?: false;
+    caller?: CallerShare;
+  } = { model, streaming };
+  if (affinity !== undefined) {
+    request.affinity = affinity;
+  }
+  if (caller !== undefined) {
+    if (!caller.wake) {
+      request.mayWake = false;
+    }
+    if (!caller.upstreams) {
+      request.mayUseUpstreams = false;
+    }
+    if (caller.share !== undefined) {
+      request.caller = caller.share;
+    }
+  }
+  return request;
+}
+
 export async function complete(
   deps: CompleteDeps,
   request: IncomingMessage,
@@ -108,17 +145,8 @@ export async function complete(
   try {
     // docs/design.md D33: the scheduler alone decides, from the views it holds
     // (gateway-scheduler.ts).
-    admission = await scheduling.admit({
-      model: route,
-      streaming,
-      ...(affinity === undefined ? {} : { affinity }),
-      // docs/design.md D29: the scheduler refuses where it would wake for this caller.
-      ...(context.caller?.wake === false ? { mayWake: false as const } : {}),
-      // docs/design.md D30: nor send it to an upstream node or a fallback for one without the right.
-      ...(context.caller?.upstreams === false ? { mayUseUpstreams: false as const } : {}),
-      // docs/design.md D29: its share of the queue, as plain data.
-      ...(context.caller?.share === undefined ? {} : { caller: context.caller.share }),
-    });
+    const admitted = scheduling.admit(admissionOf(route, streaming, affinity, context.caller));
+    admission = admitted instanceof Promise ? await admitted : admitted;
   } catch (error) {
     throw error instanceof Refused ? await scheduling.refusal(error.action) : error;
   }
@@ -171,13 +199,14 @@ export async function complete(
       timing,
       books: context,
     });
+    const fallbacks = scheduling.scheduler.settings.fallbacks;
+    if (fallbacks?.has(route) !== true) {
+      // docs/design.md D30: without a fallback there is nothing to retry on.
+      await relayTo(dispatch.node, dispatch.fallback, false);
+      return;
+    }
     await relayWithFailover(
-      {
-        ...(scheduling.scheduler.settings.fallbacks === undefined
-          ? {}
-          : { fallbacks: scheduling.scheduler.settings.fallbacks }),
-        fellBack: (name, reason) => deps.metrics.fellBack(name, reason),
-      },
+      { fallbacks, fellBack: (name, reason) => deps.metrics.fellBack(name, reason) },
       {
         model: route,
         node: dispatch.node,

@@ -122,13 +122,14 @@ export class GatewayScheduler {
    * wake of each node would start is known (freshen.ts), so it is never queued, woken for or
    * refused on a fact not yet known.
    */
-  async admit(request: Omit<RequestInfo, 'id'>): Promise<Admission> {
+  admit(request: Omit<RequestInfo, 'id'>): Admission | Promise<Admission> {
+    this.deps.view.states.use();
+    // The fast path answers in the caller's own turn: no promise, no microtask.
+    return this.loop.admitIfPlaced(request) ?? this.admitLater(request);
+  }
+
+  private async admitLater(request: Omit<RequestInfo, 'id'>): Promise<Admission> {
     const states = this.deps.view.states;
-    states.use();
-    const placed = this.loop.admitIfPlaced(request);
-    if (placed !== undefined) {
-      return placed;
-    }
     await freshen(
       {
         states,
