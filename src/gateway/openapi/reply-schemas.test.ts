@@ -81,7 +81,7 @@ async function gatewayHandler(): Promise<RequestListener> {
         ? { node: 'a', usage: { promptTokens: 12, completionTokens: 5, cachedTokens: 4 } }
         : {}),
       status,
-      at: new Date().toISOString(),
+      atMs: Date.now(),
       totalMs: 40,
       ...(status === 200 ? { queueMs: 3, ttfbMs: 20 } : {}),
     });

@@ -17,17 +17,23 @@ export interface Activity {
   readonly cachedTokens: number | null;
 }
 
+/** As the ring keeps it: the time as a number, written as RFC 3339 only when read. */
+export interface KeptActivity extends Omit<Activity, 'at'> {
+  /** Epoch milliseconds: when it arrived. */
+  readonly atMs: number;
+}
+
 export const ACTIVITY_KEPT = 1_000;
 export const ACTIVITY_DEFAULT_LIMIT = 100;
 
 export class ActivityRing {
-  private readonly entries: (Activity | undefined)[] = new Array<Activity | undefined>(
+  private readonly entries: (KeptActivity | undefined)[] = new Array<KeptActivity | undefined>(
     ACTIVITY_KEPT,
   );
   private next = 0;
   private count = 0;
 
-  add(entry: Activity): void {
+  add(entry: KeptActivity): void {
     this.entries[this.next] = entry;
     this.next = (this.next + 1) % ACTIVITY_KEPT;
     this.count = Math.min(this.count + 1, ACTIVITY_KEPT);
@@ -40,7 +46,8 @@ export class ActivityRing {
     for (let index = 1; index <= taken; index += 1) {
       const entry = this.entries[(this.next - index + ACTIVITY_KEPT) % ACTIVITY_KEPT];
       if (entry !== undefined) {
-        found.push(entry);
+        const { atMs, ...rest } = entry;
+        found.push({ at: new Date(atMs).toISOString(), ...rest });
       }
     }
     return found;

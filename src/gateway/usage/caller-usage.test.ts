@@ -17,7 +17,7 @@ const request = (extra: Partial<EndedRequest> = {}): EndedRequest => ({
   model: 'tiny',
   node: 'a',
   status: 200,
-  at: AT,
+  atMs: Date.parse(AT),
   totalMs: 10,
   ...extra,
 });

@@ -7,7 +7,7 @@
  */
 import { Counter, type Registry, type RegistryContentType } from 'prom-client';
 
-import { type Activity, ActivityRing } from './activity-ring.ts';
+import { ActivityRing, type KeptActivity } from './activity-ring.ts';
 import type { ReplyUsage } from './reply-usage.ts';
 
 export interface ModelUsage {
@@ -24,13 +24,13 @@ export interface ModelUsage {
 export interface EndedRequest {
   readonly caller: string;
   readonly model: string;
-  readonly node?: string;
+  readonly node?: string | undefined;
   readonly status: number;
-  readonly usage?: ReplyUsage;
-  /** RFC 3339: when it arrived. */
-  readonly at: string;
-  readonly queueMs?: number;
-  readonly ttfbMs?: number;
+  readonly usage?: ReplyUsage | undefined;
+  /** Epoch milliseconds: when it arrived (the activity says it in RFC 3339 when read). */
+  readonly atMs: number;
+  readonly queueMs?: number | undefined;
+  readonly ttfbMs?: number | undefined;
   readonly totalMs: number;
 }
 
@@ -97,8 +97,8 @@ export class CallerUsage {
         this.byNode.set(request.node, before + usage.completionTokens);
       }
     }
-    const activity: Activity = {
-      at: request.at,
+    const activity: KeptActivity = {
+      atMs: request.atMs,
       caller,
       model,
       node: request.node ?? null,
@@ -153,16 +153,16 @@ export function countRequest(
     return;
   }
   const started = trace.startedAt ?? ended;
-  const replyUsage = trace.tail?.usage();
+  // One plain object per request, no spreads: every model request ends here.
   usage.ended({
     caller: trace.caller.name,
     model: trace.model ?? '',
-    ...(trace.node === undefined ? {} : { node: trace.node }),
+    node: trace.node,
     status,
-    ...(replyUsage === undefined ? {} : { usage: replyUsage }),
-    at: new Date(now - (ended - started)).toISOString(),
-    ...(trace.queueMs === undefined ? {} : { queueMs: Math.round(trace.queueMs) }),
-    ...(trace.repliedAt === undefined ? {} : { ttfbMs: Math.round(trace.repliedAt - started) }),
+    usage: trace.tail?.usage(),
+    atMs: now - (ended - started),
+    queueMs: trace.queueMs === undefined ? undefined : Math.round(trace.queueMs),
+    ttfbMs: trace.repliedAt === undefined ? undefined : Math.round(trace.repliedAt - started),
     totalMs: Math.round(ended - started),
   });
 }
