@@ -1,7 +1,9 @@
 /**
  * The engine's reply headers as the relay passes them on (RFC 9110 §7.6.1: hop-by-hop ones
- * dropped, the gateway's own added) and what they say about the reply.
+ * dropped, the gateway's own added) and what they say about the reply; an upstream node's too,
+ * through either of its clients (docs/design.md D30).
  */
+import type { ServerResponse } from 'node:http';
 
 /** Reply headers the gateway does not pass on (RFC 9110 §7.6.1 hop-by-hop, and its own CORS). */
 const DROPPED_REPLY_HEADERS = new Set([
@@ -15,6 +17,11 @@ const DROPPED_REPLY_HEADERS = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  // The gateway's own say where this reply came from: a node that is itself a gateway (an
+  // upstream node may be) must not name its own nodes or timings in their place.
+  'x-svc-node',
+  'x-svc-fallback',
+  'server-timing',
 ]);
 
 /**
@@ -43,4 +50,18 @@ export function isEventStream(rawHeaders: readonly string[]): boolean {
     }
   }
   return false;
+}
+
+/** Writes the reply's status and headers, after any the gateway set first (a browser's CORS). */
+export function writeReplyHead(outgoing: ServerResponse, status: number, list: string[]): void {
+  if (outgoing.getHeaderNames().length === 0) {
+    outgoing.writeHead(status, list);
+    return;
+  }
+  // writeHead would replace rather than add, so a repeated header (two set-cookie) would lose
+  // one. Append each instead.
+  for (let index = 0; index + 1 < list.length; index += 2) {
+    outgoing.appendHeader(list[index] as string, list[index + 1] as string);
+  }
+  outgoing.writeHead(status);
 }

@@ -227,7 +227,7 @@ describe('UpstreamReply', () => {
 });
 
 describe('reply headers and resend rule', () => {
-  it('drops hop-by-hop and CORS headers, keeps repeats apart, appends the gateway’s', () => {
+  it('drops hop-by-hop, CORS and the gateway’s own headers, keeps repeats apart, appends its', () => {
     const raw = ['Set-Cookie', 'a=1', 'Keep-Alive', 'timeout=5', 'set-cookie', 'b=2'];
     expect(replyHeaderList(raw, ['x-svc-node', 'n'])).toEqual([
       'Set-Cookie',
@@ -238,6 +238,9 @@ describe('reply headers and resend rule', () => {
       'n',
     ]);
     expect(replyHeaderList(['Access-Control-Allow-Origin', '*'], [])).toEqual([]);
+    // A node that is itself a gateway: where the reply came from is this gateway's to say.
+    const inner = ['X-Svc-Node', 'inner', 'x-svc-fallback', 'waking', 'Server-Timing', 'x;dur=1'];
+    expect(replyHeaderList(inner, ['x-svc-node', 'n'])).toEqual(['x-svc-node', 'n']);
   });
 
   it('resends only a closed connection, only before the reply, only once', () => {

@@ -21,7 +21,7 @@ import {
   EngineTimeoutError,
 } from './engine-client.ts';
 import { engineErrorEvent } from './engine-error-event.ts';
-import { isEventStream, replyHeaderList } from './engine-reply-headers.ts';
+import { isEventStream, replyHeaderList, writeReplyHead } from './engine-reply-headers.ts';
 import { isStreamed } from './streamed-body.ts';
 
 /** Errors that mean the connection closed under a request the engine never answered. */
@@ -192,17 +192,7 @@ export class UpstreamReply implements EngineHandler {
       }
       return true;
     }
-    const list = replyHeaderList(rawHeaders, this.target.extraHeaders);
-    if (outgoing.getHeaderNames().length === 0) {
-      outgoing.writeHead(statusCode, list);
-    } else {
-      // CORS headers were set first (a browser caller): writeHead would replace rather than add,
-      // so a repeated header (two set-cookie) would lose one. Append each instead.
-      for (let index = 0; index + 1 < list.length; index += 2) {
-        outgoing.appendHeader(list[index] as string, list[index + 1] as string);
-      }
-      outgoing.writeHead(statusCode);
-    }
+    writeReplyHead(outgoing, statusCode, replyHeaderList(rawHeaders, this.target.extraHeaders));
     return true;
   }
 
