@@ -11,8 +11,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EngineClient, type EngineRequest } from './engine-client.ts';
 import { holdingServerErrors } from './held-server-errors.ts';
 import type { RelayCuts } from './relay-cuts.ts';
+import { withDeadline } from './reply-deadline.ts';
 import type { EngineBody } from './streamed-body.ts';
-import { type RelayFacts, type ReplyTap, UpstreamReply } from './upstream-reply.ts';
+import {
+  type RelayFacts,
+  type RelayRefusal,
+  type ReplyTap,
+  UpstreamReply,
+} from './upstream-reply.ts';
 
 /**
  * The engine a request goes to, as routing chose it (core/fleet/routing's EngineTarget fits):
@@ -76,7 +82,21 @@ export interface ProxyRequest {
   readonly cuts?: RelayCuts;
   /** A 5xx before the reply began is a refusal, not a reply: a fallback will answer (D30). */
   readonly holdServerErrors?: boolean;
+  /** An upstream node's terms, in place of --reply-timeout's (docs/design.md D30). */
+  readonly bound?: ReplyBound;
 }
+
+/**
+ * An upstream node's reply (docs/design.md D30): bounded as a whole by the node's `timeout`,
+ * streams included, with no gap limits, and its failures before the reply began worded for it.
+ */
+export interface ReplyBound {
+  readonly totalMs: number;
+  readonly refuse: RelayRefusal;
+}
+
+/** No gap limits: a bound on the whole reply (reply-deadline.ts) stands in for them. */
+const NO_GAP_LIMITS = { headersTimeout: 0, bodyTimeout: 0 };
 
 /**
  * The engine client's limits: none for a stream (it may run as long as it produces), the reply
@@ -92,7 +112,7 @@ export function upstreamTimeouts(
 }
 
 /** The engine-side path: the gateway serves /v1/...; the engine's own prefix replaces /v1. */
-function upstreamPath(target: RelayEngine, incomingUrl: string): string {
+export function upstreamPath(target: Pick<RelayEngine, 'pathPrefix'>, incomingUrl: string): string {
   return `${target.pathPrefix}${incomingUrl.startsWith('/v1') ? incomingUrl.slice(3) : incomingUrl}`;
 }
 
@@ -127,8 +147,11 @@ export async function proxy(target: RelayEngine, request: ProxyRequest): Promise
     method: 'POST',
     headers: requestHeaderList(incoming.rawHeaders, target.key),
     body: request.body,
-    ...upstreamTimeouts(request.streaming, request.replyTimeoutMs),
+    ...(request.bound === undefined
+      ? upstreamTimeouts(request.streaming, request.replyTimeoutMs)
+      : NO_GAP_LIMITS),
   };
+  const held = request.holdServerErrors === true ? holdingServerErrors(engines) : engines;
   const relay = new UpstreamReply(
     outgoing,
     {
@@ -137,8 +160,9 @@ export async function proxy(target: RelayEngine, request: ProxyRequest): Promise
       extraHeaders: request.extraHeaders,
       facts: request.context,
       ...(request.tap === undefined ? {} : { tap: request.tap }),
+      ...(request.bound === undefined ? {} : { refuse: request.bound.refuse }),
     },
-    request.holdServerErrors === true ? holdingServerErrors(engines) : engines,
+    request.bound === undefined ? held : withDeadline(held, request.bound.totalMs),
     options,
   );
   const untrack = request.cuts?.track(target.node.name, relay);

@@ -54,7 +54,12 @@ export interface RelayTarget {
   readonly facts: RelayFacts;
   /** Hears each chunk of a reply passed on to the caller, as it is (docs/design.md D29 usage). */
   readonly tap?: ReplyTap;
+  /** Words a failure before the reply began; absent, as an engine's (an upstream node's: D30). */
+  readonly refuse?: RelayRefusal;
 }
+
+/** A failure before the reply began, as the caller is told it. */
+export type RelayRefusal = (error: Error) => GatewayError;
 
 /** A reader of the reply's bytes beside the caller; it must not keep or change what it hears. */
 export interface ReplyTap {
@@ -255,6 +260,9 @@ export class UpstreamReply implements EngineHandler {
   }
 
   private refusal(error: Error): GatewayError {
+    if (this.target.refuse !== undefined) {
+      return this.target.refuse(error);
+    }
     if (error instanceof EngineTimeoutError && error.phase === 'headers') {
       return new GatewayError(
         504,
