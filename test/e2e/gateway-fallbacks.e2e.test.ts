@@ -12,14 +12,13 @@
  * fault the real one cannot show on cue) and no queue room, the fallback answers instead of 429. An `https` upstream with a self-signed certificate is trusted
  * through NODE_EXTRA_CA_CERTS, and refused without it.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { type FakeOpenai, fakeOpenai } from '../support/fakes/fake-openai.ts';
+import { type FakeOpenai, fakeOpenai, selfSignedTls } from '../support/fakes/fake-openai.ts';
 import { chat } from '../support/http/chat.ts';
 import { encodeForm, sendForm } from '../support/http/form.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
@@ -272,21 +271,8 @@ describe('the queueFull fallback', () => {
 describe('an https upstream node', () => {
   it('is trusted through NODE_EXTRA_CA_CERTS, and refused with a 502 naming it without', async () => {
     const dir = await tempDir();
-    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    // A self-signed certificate for 127.0.0.1, made here with the machine's openssl.
-    execFileSync(
-      'openssl',
-      [
-        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1'],
-        ...['-keyout', key, '-out', cert, '-subj', '/CN=127.0.0.1'],
-        ...['-addext', 'subjectAltName=IP:127.0.0.1'],
-      ],
-      { stdio: 'ignore' },
-    );
-    const tls = await fakeOpenai({
-      key: await readFile(key, 'utf8'),
-      cert: await readFile(cert, 'utf8'),
-    });
+    const { key, cert, certPath } = await selfSignedTls(dir);
+    const tls = await fakeOpenai({ key, cert });
     try {
       await writeFile(
         join(dir, 'fleet.yaml'),
@@ -296,7 +282,7 @@ describe('an https upstream node', () => {
         const started = await startTestGateway({
           cwd: dir,
           configDir: join(dir, trusted ? 'trusted' : 'untrusted'),
-          env: trusted ? { NODE_EXTRA_CA_CERTS: cert } : {},
+          env: trusted ? { NODE_EXTRA_CA_CERTS: certPath } : {},
         });
         try {
           const reply = await chat(started.url, { model: 'big' }, { headers: authorized() });

@@ -1,8 +1,9 @@
 /**
  * One model request's relay to a node (spec §4.2 rule 4): to an engine through the gateway's own
- * client (proxy.ts), or to an upstream node through undici (upstream-relay.ts, docs/design.md D30),
- * with the headers that say where it went and why, and the request's books (which node, the usage
- * tap, whether it failed) begun afresh for each relay, so a retry on a fallback starts clean.
+ * client (proxy.ts), or to an upstream node through the client its URL's scheme gets
+ * (upstream-relay.ts, docs/design.md D30), with the headers that say where it went and why, and
+ * the request's books (which node, the usage tap, whether it failed) begun afresh for each relay,
+ * so a retry on a fallback starts clean.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

@@ -9,9 +9,10 @@ import { type IncomingMessage, request as httpRequest, type ServerResponse } fro
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { type FakeOpenai, fakeOpenai } from '../../../test/support/fakes/fake-openai.ts';
-import { serveLoopback } from '../../../test/support/http/http-server.ts';
+import { serveRelay } from '../../../test/support/http/http-server.ts';
 import type { GatewayError } from '../../core/http/gateway-error.ts';
-import { relayUpstream, upstreamBody, type UpstreamTarget } from './upstream-relay.ts';
+import { relayUpstream } from './upstream-relay.ts';
+import { upstreamBody, type UpstreamTarget } from './upstream-target.ts';
 
 const KEY = 'sk-upstream-secret-42';
 const fakes: FakeOpenai[] = [];
@@ -33,22 +34,19 @@ interface Outcome {
 /** One request through a gateway-like server that relays it to `target`. */
 async function through(target: UpstreamTarget, body: unknown, model: string): Promise<Outcome> {
   let failure: GatewayError | undefined;
-  const base = await serveLoopback((incoming, outgoing) => {
-    const parts: Buffer[] = [];
-    incoming.on('data', (part: Buffer) => parts.push(part));
-    incoming.on('end', () => {
+  const base = await serveRelay(
+    (incoming, outgoing, sent) =>
       relayUpstream(target, {
         incoming,
         outgoing,
-        body: Buffer.concat(parts),
+        body: sent,
         model,
         extraHeaders: ['x-svc-node', target.name],
-      }).catch((error: unknown) => {
-        failure = error as GatewayError;
-        outgoing.writeHead(failure.status).end(failure.message);
-      });
-    });
-  });
+      }),
+    (error) => {
+      failure = error as GatewayError;
+    },
+  );
   return new Promise((resolve, reject) => {
     const call = httpRequest(
       `${base}/v1/chat/completions`,
@@ -182,6 +180,7 @@ describe('relayUpstream', () => {
       writableFinished: false,
       writableEnded: false,
       destroyed: false,
+      getHeaderNames: () => [],
       writeHead: () => caller,
       write: (chunk: unknown) => writes.push(chunk) < 0,
       end: () => {
@@ -191,7 +190,7 @@ describe('relayUpstream', () => {
         caller.destroyed = true;
       },
     });
-    const incoming = { url: '/v1/chat/completions', rawHeaders: [] };
+    const incoming = { url: '/v1/chat/completions', rawHeaders: [], socket: { destroyed: false } };
     const relayed = relayUpstream(node, {
       incoming: incoming as unknown as IncomingMessage,
       outgoing: caller as unknown as ServerResponse,

@@ -5,9 +5,13 @@
  * of SSE chunks, a stream cut after its first chunks, or a hang. Listens on 127.0.0.1, port 0;
  * over TLS when given a key and certificate (an `https` upstream).
  */
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 export interface SeenRequest {
   readonly path: string;
@@ -48,6 +52,24 @@ function writeStream(response: ServerResponse, answer: FakeAnswer & { kind: 'str
 export interface FakeTls {
   readonly key: string;
   readonly cert: string;
+}
+
+/**
+ * A self-signed certificate for 127.0.0.1, made in `dir` with the machine's openssl; `certPath`
+ * is what NODE_EXTRA_CA_CERTS names to trust it.
+ */
+export async function selfSignedTls(dir: string): Promise<FakeTls & { readonly certPath: string }> {
+  const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+  await promisify(execFile)('openssl', [
+    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1'],
+    ...['-keyout', key, '-out', cert, '-subj', '/CN=127.0.0.1'],
+    ...['-addext', 'subjectAltName=IP:127.0.0.1'],
+  ]);
+  return {
+    key: await readFile(key, 'utf8'),
+    cert: await readFile(cert, 'utf8'),
+    certPath: cert,
+  };
 }
 
 export async function fakeOpenai(tls?: FakeTls): Promise<FakeOpenai> {

@@ -1,5 +1,10 @@
 /** Real HTTP servers for unit tests, each closed (open connections too) when its test ends. */
-import { createServer, type RequestListener } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { onTestFinished } from 'vitest';
@@ -18,4 +23,33 @@ export async function serveLoopback(handler: RequestListener): Promise<string> {
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** What a relay under test is given: the request as it came, its reply, and its whole body. */
+export type RelayUnderTest = (
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  body: Buffer,
+) => Promise<void>;
+
+/**
+ * A gateway-like server (serveLoopback) that reads each request's body whole and hands it to
+ * `relay`; a refusal (an error with a `status`, as a GatewayError) is told to `refused` and
+ * answered with that status and its message.
+ */
+export function serveRelay(
+  relay: RelayUnderTest,
+  refused?: (error: unknown) => void,
+): Promise<string> {
+  return serveLoopback((incoming, outgoing) => {
+    const parts: Buffer[] = [];
+    incoming.on('data', (part: Buffer) => parts.push(part));
+    incoming.on('end', () => {
+      relay(incoming, outgoing, Buffer.concat(parts)).catch((error: unknown) => {
+        refused?.(error);
+        const refusal = error as { status: number; message: string };
+        outgoing.writeHead(refusal.status).end(refusal.message);
+      });
+    });
+  });
 }
