@@ -9,7 +9,7 @@
  * Before the first byte reaches the caller, a failure is a GatewayError naming the node
  * (upstream-refusals.ts: 502 unreachable or a 5xx, 504 past the node's `timeout`), so the caller
  * may send the request once to a fallback; after it, a failure cuts the reply and nothing is
- * retried. The node's `timeout` bounds the whole reply, streams included.
+ * retried. The node's `timeout` bounds the whole reply, streams included, and nothing else does.
  * Its bookkeeping is an engine reply's (upstream-reply.ts): the tap hears each chunk (usage), the
  * facts say when it answered and whether it failed (TTFB, the access line), and RelayCuts may end
  * it (docs/design.md D33): a shutdown ends an upstream stream with the same SSE error event a
@@ -32,7 +32,11 @@ import {
   type UpstreamTarget,
 } from './upstream-target.ts';
 
-const agent = new Agent({ keepAliveTimeout: 4_000 });
+/**
+ * No gap limits of undici's own (its 300 s defaults would end a reply the node's `timeout`, 10 min
+ * by default, still allows, in other words): the node's `timeout` is the one bound.
+ */
+const agent = new Agent({ keepAliveTimeout: 4_000, headersTimeout: 0, bodyTimeout: 0 });
 
 /** undici's reply headers as the flat `[name, value, …]` list the engine's are read as. */
 function flatHeaders(raw: Record<string, string | string[] | undefined>): string[] {
