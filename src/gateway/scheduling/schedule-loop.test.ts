@@ -2,111 +2,20 @@
  * The loop at the edge (schedule-loop.ts) over the real scheduler, with a hand-driven clock and
  * timers: a request is placed at once or settled later by the action that answers it, a caller
  * that hangs up leaves the queue, a wake's end and a stop's end are fed back, and the one timer
- * follows the scheduler's next deadline.
+ * follows the scheduler's next deadline (schedule-loop-timers.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 
-import { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
-import { schedulerSettings } from '../../core/fleet/scheduling/settings.ts';
-import type { NodeView } from '../../core/fleet/scheduling/types.ts';
-import { errorBody } from '../../core/http/gateway-error.ts';
 import {
-  type Admission,
-  type DispatchAction,
-  HungUp,
-  Refused,
-  type StartAction,
-  StartRefused,
-  type StopAction,
-  type WakeAction,
-} from './loop-contract.ts';
+  flush,
+  harness,
+  MODEL,
+  track,
+  view,
+} from '../../../test/support/scheduling/schedule-loop-harness.ts';
+import { errorBody } from '../../core/http/gateway-error.ts';
+import { HungUp, Refused, type StartAction, StartRefused } from './loop-contract.ts';
 import { startRefusalError } from './rejection.ts';
-import { AWAITED_POLL_MS, ScheduleLoop } from './schedule-loop.ts';
-
-const MODEL = 'tiny';
-
-/** Timers run by hand: `advance` fires what falls due, in order. */
-function handTimers() {
-  let now = 1_000_000;
-  let timers: { at: number; run: () => void; live: boolean }[] = [];
-  return {
-    now: () => now,
-    after(ms: number, run: () => void) {
-      const timer = { at: now + ms, run, live: true };
-      timers.push(timer);
-      return () => {
-        timer.live = false;
-      };
-    },
-    advance(ms: number) {
-      const until = now + ms;
-      for (;;) {
-        const due = timers
-          .filter((timer) => timer.live && timer.at <= until)
-          .sort((a, b) => a.at - b.at)[0];
-        if (due === undefined) {
-          break;
-        }
-        now = due.at;
-        due.live = false;
-        due.run();
-      }
-      now = until;
-      timers = timers.filter((timer) => timer.live);
-    },
-    pending: () => timers.filter((timer) => timer.live).length,
-  };
-}
-
-function view(name: string, extra: Partial<NodeView> = {}, at = 1_000_000): NodeView {
-  return { name, observedAt: at, state: 'running', ready: true, serves: [MODEL], ...extra };
-}
-
-function harness(options: Parameters<typeof schedulerSettings>[0]) {
-  const timers = handTimers();
-  const wakes: { action: WakeAction; done: (view: NodeView) => void; fail: (e: Error) => void }[] =
-    [];
-  const stops: StopAction[] = [];
-  const refreshed: string[] = [];
-  const loop = new ScheduleLoop(
-    new Scheduler(schedulerSettings(options)),
-    {
-      wake: (action) =>
-        new Promise<NodeView>((resolve, reject) => {
-          wakes.push({ action, done: resolve, fail: reject });
-        }),
-      stop: (action) => {
-        stops.push(action);
-        return Promise.resolve(true);
-      },
-      // The node's record as a fresh read finds it: its last activity, the one its view showed.
-      read: () => Promise.resolve({ askedAt: timers.now(), lastActiveAt: 1_000_000 }),
-      refresh: (node) => refreshed.push(node),
-    },
-    timers,
-  );
-  return { loop, timers, wakes, stops, refreshed };
-}
-
-/** A promise's outcome so far. */
-function track(admission: Admission) {
-  const state: { dispatch?: DispatchAction; error?: unknown } = {};
-  if ('placed' in admission) {
-    state.dispatch = admission.placed;
-  } else {
-    admission.waiting.then(
-      (dispatch) => {
-        state.dispatch = dispatch;
-      },
-      (error: unknown) => {
-        state.error = error;
-      },
-    );
-  }
-  return state;
-}
-
-const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Nodes a and b in a group of one with no residency; b stopped, serving another model. */
 function groupOfOne() {
@@ -215,62 +124,6 @@ describe('ScheduleLoop', () => {
       reason: 'wake_failed',
       detail: { failures: [{ node: 'a', detail: 'start refused: no GPU' }] },
     });
-  });
-
-  it('arms one timer for the next deadline and refuses at it', async () => {
-    const h = harness({ nodes: [{ name: 'a' }], queue: { timeoutMs: 5_000 } });
-    h.loop.views([view('a', { slots: 1 })]);
-    h.loop.admit({ model: MODEL, streaming: false });
-    const waiting = track(h.loop.admit({ model: MODEL, streaming: false }));
-    h.timers.advance(4_999);
-    await flush();
-    expect(waiting.error).toBeUndefined();
-    h.timers.advance(1);
-    await flush();
-    expect((waiting.error as Refused).action).toMatchObject({
-      reason: 'queue_timeout',
-      waitedMs: 5_000,
-    });
-  });
-
-  it('keeps the timer it armed while the next deadline moves later, and still refuses on time', async () => {
-    const h = harness({ nodes: [{ name: 'a' }], queue: { timeoutMs: 5_000 } });
-    let made = 0;
-    const after = h.timers.after.bind(h.timers);
-    h.timers.after = (ms, run) => {
-      // The poll of loading nodes has its own period; only deadline timers are counted.
-      made += ms === AWAITED_POLL_MS ? 0 : 1;
-      return after(ms, run);
-    };
-    h.loop.views([view('a', { slots: 1 })]);
-    let running = h.loop.admit({ model: MODEL, streaming: false });
-    const waiting: ReturnType<typeof track>[] = [];
-    const admissions: Admission[] = [];
-    for (let index = 0; index < 5; index += 1) {
-      h.timers.advance(100);
-      const admission = h.loop.admit({ model: MODEL, streaming: false });
-      admissions.push(admission);
-      waiting.push(track(admission));
-    }
-    // Each end hands the slot on: the queue's head, and so its deadline, moves 100 ms later.
-    for (let index = 0; index < 3; index += 1) {
-      h.loop.end(running.id);
-      running = admissions[index] as Admission;
-      await flush();
-    }
-    expect(waiting.slice(0, 3).every((state) => state.dispatch?.node === 'a')).toBe(true);
-    expect(made).toBe(1);
-    // The fourth arrived at +400 ms: refused at +5,400 ms, not before; the fifth at +5,500 ms.
-    h.timers.advance(5_400 - 500 - 1);
-    await flush();
-    expect(waiting[3]?.error).toBeUndefined();
-    h.timers.advance(1);
-    await flush();
-    expect((waiting[3]?.error as Refused).action).toMatchObject({ reason: 'queue_timeout' });
-    expect(waiting[4]?.error).toBeUndefined();
-    h.timers.advance(100);
-    await flush();
-    expect((waiting[4]?.error as Refused).action).toMatchObject({ reason: 'queue_timeout' });
   });
 
   it('asks a loading node often while requests wait on it', () => {
