@@ -117,7 +117,7 @@ export class Ledger {
   }
 
   /** A node changed: what is kept of it for placement and idle stops is renewed. */
-  private changed(record: NodeRecord): void {
+  changed(record: NodeRecord): void {
     this.idleDue.mark(record);
     this.placing.mark(record);
   }

@@ -9,9 +9,9 @@
  * Wiring, at the edge, one loop: feed(event) applies every action of step(event, now()), then
  * arms one timer for nextDueAt(now()) that feeds `tick`. A request `arrive`s and is answered, now
  * or later, by one `dispatch` or one `reject`; `waiting(id, now)` gives its position meanwhile;
- * its end (reply over, failed, caller gone) is `end`. Node refreshes are `views`; a `wake` or
- * `stop` applied is fed back as `wake-ended` or `stop-ended`, and a `read` of a node's metrics
- * (which feeds its activity record, spec §3) as `activity`, after the step that asked for it.
+ * its end (reply over, failed, caller gone) is `end`, a retry on another node `move`. Node
+ * refreshes are `views`; a `wake` or `stop` applied is fed back as `wake-ended` or `stop-ended`,
+ * and a `read` of a node's metrics (its activity record, spec §3) as `activity`, after the step.
  *
  * One concern per file: arrival.ts (what an arrival gets), route-decision.ts (the same, read-only,
  * docs/design.md D33), slots.ts, placement.ts (place-index.ts keeps its choice per model),
@@ -31,6 +31,7 @@ import { planFor, scaleOutFor } from './nodes/wakes.ts';
 import { arrivalOf, placeNow, withFallback } from './requests/arrival.ts';
 import { deadlineOf, expiryOf } from './requests/deadlines.ts';
 import { inFlightOf, type NodeInFlight } from './requests/in-flight-of.ts';
+import { moveRunning } from './requests/moves.ts';
 import type { Waiting } from './requests/queue.ts';
 import { type RouteDecision, routeDecision } from './route-decision.ts';
 import type { Action, RequestId, RequestInfo, SchedulerEvent, SchedulerSettings } from './types.ts';
@@ -52,6 +53,9 @@ export class Scheduler {
         break;
       case 'end':
         books.end(event.id, now);
+        break;
+      case 'move':
+        moveRunning(books, event.id, event.node, now);
         break;
       case 'start':
         books.starts.set(event.id, { node: event.node, force: event.force });

@@ -170,6 +170,8 @@ export type SchedulerEvent =
       readonly node: string;
       readonly force: boolean;
     }
+  /** A request in flight now runs on `node` instead (a retry on its fallback: moves.ts). */
+  | { readonly kind: 'move'; readonly id: RequestId; readonly node: string }
   /** Fresh views of some or all nodes. */
   | { readonly kind: 'views'; readonly views: readonly NodeView[] }
   /** A wake we asked for ended: ready (with the view that said so), or not. */
