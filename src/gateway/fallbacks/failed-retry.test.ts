@@ -33,6 +33,7 @@ async function run(
     {
       ...(fallback === undefined ? {} : { fallbacks: new Map([['qwen', fallback]]) }),
       fellBack: (model, reason) => counted.push(`${model} ${reason}`),
+      retried: (from, to) => counted.push(`moved ${from} to ${to}`),
     },
     request,
     Object.assign(
@@ -64,7 +65,8 @@ describe('relayWithFailover', () => {
       ['gpu', undefined, true],
       ['hosted', 'failed', false],
     ]);
-    expect(counted).toEqual(['qwen failed']);
+    // The scheduler's count moves with it before the fallback's reply (core's moves.ts).
+    expect(counted).toEqual(['qwen failed', 'moved gpu to hosted']);
   });
 
   it('answers with the fallback failure when the retry fails too: never a second retry', async () => {

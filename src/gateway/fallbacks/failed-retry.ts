@@ -38,6 +38,11 @@ export interface FailedRetryDeps {
   readonly fallbacks?: ReadonlyMap<string, FleetFallback>;
   /** Counts the retry (svc_gateway_fallbacks_total{reason="failed"}). */
   readonly fellBack: (model: string, reason: FallbackReason) => void;
+  /**
+   * The retry goes out from the failed node `from` to `to`: the request runs there now, and the
+   * scheduler's in-flight count moves with it (core's moves.ts), before the fallback's reply.
+   */
+  readonly retried?: (from: string, to: string) => void;
 }
 
 /** A relay's refusal that means the node failed before answering (not a timeout, not a cut). */
@@ -70,6 +75,7 @@ export async function relayWithFailover(
   // Counted only where the retry can go out: a refusal to resend is no fallback.
   if (relayTo.resendable?.() !== false) {
     deps.fellBack(model, 'failed');
+    deps.retried?.(node, to);
   }
   await relayTo(to, 'failed', false);
 }

@@ -206,7 +206,11 @@ export async function complete(
       return;
     }
     await relayWithFailover(
-      { fallbacks, fellBack: (name, reason) => deps.metrics.fellBack(name, reason) },
+      {
+        fallbacks,
+        fellBack: (name, reason) => deps.metrics.fellBack(name, reason),
+        retried: (_from, to) => scheduling.loop.moved(admission.id, to),
+      },
       {
         model: route,
         node: dispatch.node,

@@ -111,6 +111,11 @@ export class ScheduleLoop {
     this.feed({ kind: 'end', id });
   }
 
+  /** docs/design.md D30 `failed`: the request in flight now runs on `node`, its slot with it. */
+  moved(id: RequestId, node: string): void {
+    this.feed({ kind: 'move', id, node });
+  }
+
   /**
    * An operator's start (docs/design.md D33): resolves with the go-ahead once the node's group has
    * room (a swap may stop a member first), or rejects with StartRefused. The caller then starts the
