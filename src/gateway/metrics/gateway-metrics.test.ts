@@ -88,6 +88,24 @@ describe('GatewayMetrics', () => {
     expect(value(samples, 'svc_gateway_upstream_errors_total', { node: 'a' })).toBeUndefined();
   });
 
+  it("counts a failure retried on the fallback against the failed node, the reply on the fallback's", async () => {
+    const metrics = new GatewayMetrics(() => Promise.resolve([]));
+    metrics.upstreamFailed('flaky');
+    metrics.record(
+      '/v1/chat/completions',
+      { model: 'm', node: 'hosted', repliedAt: 5 },
+      200,
+      0,
+      10,
+      false,
+    );
+    const samples = await scrape(metrics);
+    expect(value(samples, 'svc_gateway_upstream_errors_total', { node: 'flaky' })).toBe(1);
+    expect(value(samples, 'svc_gateway_upstream_errors_total', { node: 'hosted' })).toBeUndefined();
+    const ok = { route: '/v1/chat/completions', model: 'm', node: 'hosted', status_class: '2xx' };
+    expect(value(samples, 'svc_gateway_requests_total', ok)).toBe(1);
+  });
+
   it('counts wakes by outcome and requests waiting on one', async () => {
     const metrics = new GatewayMetrics(() => Promise.resolve([]));
     metrics.wakeEnded('a', 'ready', 2);

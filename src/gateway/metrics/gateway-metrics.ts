@@ -223,6 +223,15 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
     }
   }
 
+  /**
+   * A node failed before its first byte and the request was retried on its fallback
+   * (docs/design.md D30 `failed`): the failure is the failed node's, counted now, since the
+   * request's one `record` at its end names the fallback and counts the fallback's own outcome.
+   */
+  upstreamFailed(node: string): void {
+    child(this.upstreamChildren, node, () => this.upstreamErrors.labels(node)).inc();
+  }
+
   /** Both registries, for series registered beside these (docs/design.md D29 caller usage). */
   get registries(): Registry<RegistryContentType>[] {
     return [this.text, this.openMetrics];

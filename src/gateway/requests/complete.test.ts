@@ -96,6 +96,7 @@ async function gatewayTo(origin: string): Promise<{
       waitStarted: () => undefined,
       waitEnded: () => undefined,
       fellBack: () => undefined,
+      upstreamFailed: () => undefined,
     },
   };
   const outcomes: { promise: Promise<unknown>; settle: (value: unknown) => void }[] = [];

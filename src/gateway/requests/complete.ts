@@ -32,7 +32,10 @@ export interface CompleteDeps {
   /** How long a non-streamed reply may take (--reply-timeout). */
   readonly replyTimeoutMs: number;
   /** Counts the requests held for a slot, a waking or a loading node. */
-  readonly metrics: Pick<GatewayMetrics, 'waitStarted' | 'waitEnded' | 'fellBack'>;
+  readonly metrics: Pick<
+    GatewayMetrics,
+    'waitStarted' | 'waitEnded' | 'fellBack' | 'upstreamFailed'
+  >;
   /** Aliases, variants and params (docs/design.md D31); none when the fleet file has none. */
   readonly names?: RequestNames;
 }
@@ -209,7 +212,10 @@ export async function complete(
       {
         fallbacks,
         fellBack: (name, reason) => deps.metrics.fellBack(name, reason),
-        retried: (_from, to) => scheduling.loop.moved(admission.id, to),
+        retried: (from, to) => {
+          scheduling.loop.moved(admission.id, to);
+          deps.metrics.upstreamFailed(from);
+        },
       },
       {
         model: route,
