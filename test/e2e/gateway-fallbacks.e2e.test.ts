@@ -105,7 +105,7 @@ async function stopGpu(): Promise<void> {
     headers: authorized(OPERATOR_TOKEN),
   });
   expect(`${reply.status} ${await reply.text()}`).toMatch(/^200 /);
-  // The gateway's scheduler learns of the stop from the node's next view.
+  // The gateway that stopped it places nothing more there: the next request wakes it.
   await eventually(
     () => routeOf('tiny'),
     (route) => route === 'fallback hosted',

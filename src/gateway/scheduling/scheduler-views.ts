@@ -35,6 +35,8 @@ export async function wakeFactsOf(
 export class SchedulerViews {
   private readonly facts = new Map<string, WakeFacts>();
   private readonly reading = new Set<Promise<void>>();
+  /** Nodes whose last stored snapshot had them running. */
+  private readonly up = new Set<string>();
 
   private readonly fleetPath: string;
 
@@ -50,6 +52,12 @@ export class SchedulerViews {
     const node = snapshot.node;
     const running = snapshot.ok && snapshot.status.state === 'running';
     const known = this.facts.get(node.name);
+    const wasUp = this.up.has(node.name);
+    if (running) {
+      this.up.add(node.name);
+    } else {
+      this.up.delete(node.name);
+    }
     if (running && known !== undefined) {
       this.feed([viewOfSnapshot(snapshot, askedAt, known, this.fleetPath)]);
       return;
@@ -58,12 +66,21 @@ export class SchedulerViews {
       // Fed now; its wake facts are read for the views after this one (a stop of ours keeps them).
       this.feed([viewOfSnapshot(snapshot, askedAt, {}, this.fleetPath)]);
     }
+    // Gone down (the reply to our own `POST /v1/fleet/nodes/<n>/stop` is stored at once,
+    // docs/design.md D28): out of placement now, with the wake facts known for it, so a request
+    // arriving while its source is read again wakes it rather than reaching the stopped engine.
+    // The facts read below reach the scheduler with its next snapshot (one at the same time is
+    // not taken twice).
+    const early = !running && wasUp && known !== undefined;
+    if (early) {
+      this.feed([asleepOrAsIs(node, viewOfSnapshot(snapshot, askedAt, known, this.fleetPath))]);
+    }
     const reported = snapshot.ok ? snapshot.status.model : undefined;
     const reading = wakeFactsOf(this.view, node, reported).then((read) => {
       // A machine asleep keeps what it was last known to wake into, should its source fail now.
       const facts = !snapshot.ok && (read.wakes ?? []).length === 0 ? (known ?? read) : read;
       this.facts.set(node.name, facts);
-      if (!running) {
+      if (!running && !early) {
         this.feed([asleepOrAsIs(node, viewOfSnapshot(snapshot, askedAt, facts, this.fleetPath))]);
       }
     });
