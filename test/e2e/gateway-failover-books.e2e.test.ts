@@ -14,13 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type FakeOpenai, fakeOpenai } from '../support/fakes/fake-openai.ts';
 import { chat } from '../support/http/chat.ts';
-import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
+import { testPath } from '../support/prerequisites/engines.ts';
 import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import { failingEngineSvcfile } from '../support/project-files/failing-engine.ts';
 import { authorized, startTestGateway } from '../support/svc/gateway-fleet.ts';
 import { tempDir } from '../support/svc/svc.ts';
 import { eventually } from '../support/time/eventually.ts';
-
-const SERVER = join(REPO_ROOT, 'test', 'fixtures', 'command-server.mjs');
 
 let fake: FakeOpenai;
 let url: string;
@@ -30,16 +29,7 @@ beforeAll(() => sharedByFile(startFleet));
 async function startFleet(): Promise<void> {
   fake = await fakeOpenai();
   const dir = await tempDir();
-  await writeFile(
-    join(dir, 'flaky.svc'),
-    [
-      'PROVIDER command',
-      'ALIAS flaky',
-      `COMMAND node ${SERVER} --port \${PORT} --name flaky --fail`,
-      'HEALTH /health',
-      '',
-    ].join('\n'),
-  );
+  await writeFile(join(dir, 'flaky.svc'), failingEngineSvcfile('flaky'));
   await writeFile(
     join(dir, 'fleet.yaml'),
     [

@@ -22,14 +22,14 @@ import { type FakeOpenai, fakeOpenai, selfSignedTls } from '../support/fakes/fak
 import { chat } from '../support/http/chat.ts';
 import { encodeForm, sendForm } from '../support/http/form.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
-import { REPO_ROOT, testPath } from '../support/prerequisites/engines.ts';
+import { testPath } from '../support/prerequisites/engines.ts';
 import { endSharedByFile, sharedByFile } from '../support/processes/cleanup.ts';
+import { failingEngineSvcfile } from '../support/project-files/failing-engine.ts';
 import { FAKE_BIN_DIR } from '../support/svc/daemon.ts';
 import { authorized, startTestGateway } from '../support/svc/gateway-fleet.ts';
 import { tempDir } from '../support/svc/svc.ts';
 import { eventually } from '../support/time/eventually.ts';
 
-const SERVER = join(REPO_ROOT, 'test', 'fixtures', 'command-server.mjs');
 const OFF_TOKEN = 'caller-without-upstreams-3c1d';
 const OPERATOR_TOKEN = 'operator-token-8b2a';
 
@@ -47,16 +47,7 @@ async function startFleet(): Promise<void> {
     join(dir, 'gpu.svc'),
     `PROVIDER llamacpp\nMODEL ${model}\nALIAS tiny\nCONTEXT 256\n`,
   );
-  await writeFile(
-    join(dir, 'flaky.svc'),
-    [
-      'PROVIDER command',
-      'ALIAS flaky',
-      `COMMAND node ${SERVER} --port \${PORT} --name flaky --fail`,
-      'HEALTH /health',
-      '',
-    ].join('\n'),
-  );
+  await writeFile(join(dir, 'flaky.svc'), failingEngineSvcfile('flaky'));
   await writeFile(
     join(dir, 'fleet.yaml'),
     [
