@@ -5,7 +5,8 @@
  * holding its reply while told to: a slow reply a real hosted API cannot give on cue). While the
  * fallback's reply runs, `/v1/fleet` counts the request in flight on `hosted`, not on `flaky`
  * (docs/design.md D25 `inFlight`), and `/metrics` counts the failure against `flaky` and the reply
- * under `hosted`.
+ * under `hosted`; a retry `hosted` cannot take (its checks unanswered: unreachable) is counted
+ * under `hosted`, and `flaky`'s failure once.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -53,11 +54,15 @@ afterAll(async () => {
   await fake.close();
 });
 
+/** The nodes of `/v1/fleet`. */
+async function fleetNodes(): Promise<{ name: string; state: string; inFlight?: number }[]> {
+  const reply = await fetch(`${url}/v1/fleet`, { headers: authorized() });
+  return ((await reply.json()) as { nodes: { name: string; state: string }[] }).nodes;
+}
+
 /** Each node's `inFlight` in `/v1/fleet`, as `name inFlight`. */
 async function inFlight(): Promise<string[]> {
-  const reply = await fetch(`${url}/v1/fleet`, { headers: authorized() });
-  const body = (await reply.json()) as { nodes: { name: string; inFlight?: number }[] };
-  return body.nodes.map((node) => `${node.name} ${String(node.inFlight)}`);
+  return (await fleetNodes()).map((node) => `${node.name} ${String(node.inFlight)}`);
 }
 
 /** The value of one series in `/metrics`, or undefined when it has none. */
@@ -114,5 +119,34 @@ describe('a request retried on its fallback', () => {
       fake.answer = { kind: 'json' };
     }
     await eventually(inFlight, (nodes) => nodes.includes('hosted 0'), 'hosted free again');
+  });
+
+  it('counts a retry its fallback cannot take under the fallback, the failure once', async () => {
+    const failures = 'svc_gateway_upstream_errors_total{node="flaky"}';
+    const fallback = 'svc_gateway_upstream_errors_total{node="hosted"}';
+    const before = {
+      failures: (await sample(failures)) ?? 0,
+      fallback: (await sample(fallback)) ?? 0,
+    };
+    // Its /models check goes unanswered too: the gateway holds it unreachable.
+    fake.answer = { kind: 'hang' };
+    try {
+      await eventually(
+        fleetNodes,
+        (nodes) => nodes.some((node) => node.name === 'hosted' && node.state === 'unreachable'),
+        'hosted unreachable',
+        { timeoutMs: 60_000 },
+      );
+      const reply = await chat(url, { model: 'flaky' }, { headers: authorized() });
+      expect(`${reply.status} ${await reply.text()}`).toContain('502 ');
+      await eventually(
+        () => sample(fallback),
+        (count) => count === before.fallback + 1,
+        "the fallback's failure counted",
+      );
+      expect(await sample(failures)).toBe(before.failures + 1);
+    } finally {
+      fake.answer = { kind: 'json' };
+    }
   });
 });

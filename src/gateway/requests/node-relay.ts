@@ -51,11 +51,13 @@ export function nodeRelay(scheduling: GatewayScheduler, request: NodeRelayReques
         `the engine on ${books.node ?? 'its node'} failed to answer, and the form, passed on as it arrived, cannot be sent again to ${node}`,
       );
     }
-    const target = scheduling.target(node);
+    // A retry starts afresh: the failed node's reply left nothing the caller saw (its failure is
+    // counted as the retry goes out: failed-retry.ts), and a node that cannot be reached now is
+    // this relay's failure, booked under its own name.
     books.node = node;
-    // A retry starts afresh: the failed node's reply left nothing the caller saw.
     books.upstreamError = false;
     books.tail = new ReplyTail();
+    const target = scheduling.target(node);
     const extraHeaders = [
       ...proxiedReplyHeaders(node, request.timing),
       // docs/design.md D30: a fallback's reply says why it answered.
