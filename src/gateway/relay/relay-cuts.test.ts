@@ -29,13 +29,14 @@ afterEach(() => {
 });
 
 /**
- * A caller's request through a relay whose engine answers `headers` and one chunk, then holds
+ * A caller's request through a relay whose engine answers `headers` and one chunk (`sent`), then holds
  * the reply open; `text` is what the caller received by the time its connection ended,
  * `received` settles with the first chunk there.
  */
 async function relayed(
   node: string,
   headers: string[] | undefined,
+  sent = 'data: {"n":1}\n\n',
 ): Promise<{ relayed: Relayed; text: Promise<string>; received: Promise<void> }> {
   let made!: (value: Relayed) => void;
   const ready = new Promise<Relayed>((resolve) => {
@@ -56,7 +57,7 @@ async function relayed(
       });
       if (headers !== undefined) {
         handler.onHeaders(200, headers, () => undefined);
-        handler.onData(Buffer.from('data: {"n":1}\n\n'));
+        handler.onData(Buffer.from(sent));
       }
       made(state);
     };
@@ -117,6 +118,23 @@ describe('RelayCuts', () => {
     expect(one.aborted).toBe(true);
     expect(one.facts.stopped).toBe(true);
     expect(await one.done).toBeUndefined();
+  });
+
+  it('puts its error event after the last whole event, never inside a half-sent one', async () => {
+    const cuts = new RelayCuts();
+    const { relayed: one, text } = await relayed(
+      'gpu-a',
+      ['Content-Type', 'text/event-stream'],
+      'data: {"n":1}\n\ndata: {"n":2,"cont',
+    );
+    cuts.track('gpu-a', one.relay);
+    await cuts.cut(shuttingDown());
+    const events = (await text).split('\n\n');
+    expect(events[0]).toBe('200 data: {"n":1}');
+    expect(JSON.parse((events[1] ?? '').replace(/^data: /, ''))).toMatchObject({
+      error: { code: 'shutting_down' },
+    });
+    expect(events.slice(2)).toEqual(['']);
   });
 
   it('only closes a reply that is not a stream (its headers are gone)', async () => {

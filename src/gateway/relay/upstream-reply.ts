@@ -23,6 +23,7 @@ import {
 import { engineErrorEvent } from './engine-error-event.ts';
 import { isEventStream, replyHeaderList, writeReplyHead } from './engine-reply-headers.ts';
 import { isStreamed } from './streamed-body.ts';
+import { WholeEvents } from './whole-events.ts';
 
 /** Errors that mean the connection closed under a request the engine never answered. */
 const RESENDABLE = new Set(['ECONNRESET', 'EPIPE']);
@@ -98,6 +99,8 @@ export class UpstreamReply implements EngineHandler {
   private finished = false;
   /** The caller's reply is server-sent events (wake progress, or the engine's own headers). */
   private eventStream = false;
+  /** The engine's own event stream, passed on in whole events (whole-events.ts). */
+  private events: WholeEvents | undefined;
   /** Why the gateway ended this relay itself, once it did (cut). */
   private cutBy: GatewayError | undefined;
   /** Set while an engine error after wake progress is collected for the SSE error event. */
@@ -186,6 +189,7 @@ export class UpstreamReply implements EngineHandler {
     this.resume = resume;
     const { outgoing } = this;
     this.eventStream = outgoing.headersSent || isEventStream(rawHeaders);
+    this.events = this.eventStream ? new WholeEvents() : undefined;
     if (this.cutBy !== undefined) {
       return false;
     }
@@ -211,7 +215,8 @@ export class UpstreamReply implements EngineHandler {
       return true;
     }
     this.target.tap?.data(chunk);
-    if (outgoing.write(chunk)) {
+    const whole = this.events === undefined ? chunk : this.events.take(chunk);
+    if (whole === undefined || outgoing.write(whole)) {
       return true;
     }
     // A slow reader holds the engine back rather than growing a buffer here.
@@ -227,7 +232,7 @@ export class UpstreamReply implements EngineHandler {
     if (this.errorText !== undefined) {
       outgoing.end(engineErrorEvent(this.errorStatus, this.errorText, this.target.node));
     } else {
-      outgoing.end();
+      outgoing.end(this.events?.rest());
     }
     this.finish();
   }

@@ -24,6 +24,7 @@ import { replyHeaderList, writeReplyHead } from '../relay/engine-reply-headers.t
 import { requestHeaderList, upstreamPath } from '../relay/proxy.ts';
 import type { CuttableRelay } from '../relay/relay-cuts.ts';
 import { flushed, type RelayFacts } from '../relay/upstream-reply.ts';
+import { WholeEvents } from '../relay/whole-events.ts';
 import { serverFailed, timedOut, unreachable } from './upstream-refusals.ts';
 import {
   asEngine,
@@ -151,18 +152,21 @@ export async function relayThroughUndici(
       reply.statusCode,
       replyHeaderList(flatHeaders(reply.headers), relay.extraHeaders),
     );
+    // An event the gateway adds on a cut starts at a boundary (relay/whole-events.ts).
+    const events = cuts.eventStream ? new WholeEvents() : undefined;
     try {
       for await (const chunk of reply.body) {
         if (wasCut()) {
           break;
         }
         relay.tap?.data(chunk as Buffer);
-        if (!outgoing.write(chunk as Buffer)) {
+        const whole = events === undefined ? (chunk as Buffer) : events.take(chunk as Buffer);
+        if (whole !== undefined && !outgoing.write(whole)) {
           await drained(outgoing);
         }
       }
       if (!wasCut()) {
-        outgoing.end();
+        outgoing.end(events?.rest());
       }
     } catch {
       if (!wasCut()) {
