@@ -12,7 +12,6 @@ import type { RouteDecision } from '../../core/fleet/scheduling/route-decision.t
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import { queueLimitsFor } from '../../core/fleet/scheduling/settings.ts';
 import type { Action, NodeView, RequestInfo } from '../../core/fleet/scheduling/types.ts';
-import { freshen } from '../../core/fleet/state/freshen.ts';
 import type { FleetView } from '../../core/fleet/state/node-snapshots.ts';
 import { GatewayError } from '../../core/http/gateway-error.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -23,6 +22,7 @@ import type { MachineWaker } from '../wakes/machine-wake.ts';
 import type { NodeCommands } from '../wakes/node-commands.ts';
 import type { Waker } from '../wakes/wake.ts';
 import { readActivity } from './activity-read.ts';
+import { type AdmissionDeps, admitRequest } from './admission.ts';
 import { EngineTargets } from './engine-targets.ts';
 import { type Admission, type RejectAction } from './loop-contract.ts';
 import { type LoopTimers } from './loop-contract.ts';
@@ -64,6 +64,7 @@ export class GatewayScheduler {
   /** The machines under the nodes, asleep or awake (docs/design.md D33). */
   private readonly sleep: MachineSleep;
   private stopWatch: () => void = () => undefined;
+  private readonly admission: AdmissionDeps;
 
   constructor(private readonly deps: GatewaySchedulerDeps) {
     const { view } = deps;
@@ -91,6 +92,13 @@ export class GatewayScheduler {
       deps.timers,
     );
     this.views = new SchedulerViews(view, (views) => this.loop.views(views));
+    this.admission = {
+      states: view.states,
+      scheduler: deps.scheduler,
+      loop: this.loop,
+      views: this.views,
+      now: () => deps.timers.now(),
+    };
     this.sleep = new MachineSleep({
       ...deps,
       states: view.states,
@@ -116,30 +124,9 @@ export class GatewayScheduler {
     return this.deps.scheduler;
   }
 
-  /**
-   * Admits a request (docs/design.md D33): placed at once in one scheduler step when a ready node
-   * has a free slot; otherwise once the nodes that could change the answer have answered and what a
-   * wake of each node would start is known (freshen.ts), so it is never queued, woken for or
-   * refused on a fact not yet known.
-   */
+  /** Admits a request (admission.ts). */
   admit(request: Omit<RequestInfo, 'id'>): Admission | Promise<Admission> {
-    this.deps.view.states.use();
-    // The fast path answers in the caller's own turn: no promise, no microtask.
-    return this.loop.admitIfPlaced(request) ?? this.admitLater(request);
-  }
-
-  private async admitLater(request: Omit<RequestInfo, 'id'>): Promise<Admission> {
-    const states = this.deps.view.states;
-    await freshen(
-      {
-        states,
-        scheduler: this.scheduler,
-        settled: () => this.views.settled(),
-        now: () => this.deps.timers.now(),
-      },
-      request.model,
-    );
-    return this.loop.admit(request);
+    return admitRequest(this.admission, request);
   }
 
   /** docs/design.md D33 `GET /v1/fleet/route`: what a request for `model` gets now; read-only. */

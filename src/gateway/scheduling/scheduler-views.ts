@@ -97,6 +97,11 @@ export class SchedulerViews {
     return asleepOrAsIs(snapshot.node, viewOfSnapshot(snapshot, observedAt, facts, this.fleetPath));
   }
 
+  /** No wake fact is being read: `settled()` would resolve at once. */
+  isSettled(): boolean {
+    return this.reading.size === 0;
+  }
+
   /** Resolves once every wake fact being read has been fed. */
   async settled(): Promise<void> {
     while (this.reading.size > 0) {
