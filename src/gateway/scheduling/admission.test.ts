@@ -1,8 +1,8 @@
 /**
- * Admission (admission.ts) over the real loop and scheduler: the fast path and a request behind
- * others already waiting for its model are answered in the caller's turn; a request that may have
- * something to learn first (the first to wait, a node not yet answered, a wake fact being read)
- * goes through freshen, and either way the queue keeps its order.
+ * Admission (admission.ts) over the real loop and scheduler: with every node answered and no wake
+ * fact being read, an arrival is answered in the caller's turn (placed or queued, in order); while
+ * something is still to learn only a placement is, and the rest goes through freshen, as does a
+ * refusal for want of a node.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -32,41 +32,46 @@ function admitting(state: { settled: boolean; pending: FleetNode[] }) {
     views: { isSettled: () => state.settled, settled: () => Promise.resolve() },
     now: h.timers.now,
   };
-  const admit = () => admitRequest(deps, { model: MODEL, streaming: false });
+  const admit = (model = MODEL) => admitRequest(deps, { model, streaming: false });
   return { h, admit };
 }
 
 describe('admission', () => {
-  it('answers the fast path and a request behind others waiting in the caller turn, in order', async () => {
+  it('answers every arrival in the caller turn once every node answered, and keeps the order', async () => {
     const { h, admit } = admitting({ settled: true, pending: [] });
     const first = admit();
-    expect(first).not.toBeInstanceOf(Promise);
-    // The first to wait may have something to learn: it goes through freshen.
     const second = admit();
-    expect(second).toBeInstanceOf(Promise);
-    const waiting = [track(await second)];
     const third = admit();
-    expect(third).not.toBeInstanceOf(Promise);
-    expect('waiting' in (third as Admission)).toBe(true);
-    waiting.push(track(third as Admission));
+    for (const admission of [first, second, third]) {
+      expect(admission).not.toBeInstanceOf(Promise);
+    }
+    expect('placed' in (first as Admission)).toBe(true);
+    const waiting = [track(second as Admission), track(third as Admission)];
     h.loop.end((first as Admission).id);
     await flush();
     expect(waiting.map((state) => state.dispatch?.node)).toEqual(['a', undefined]);
-    h.loop.end((await second).id);
+    h.loop.end((second as Admission).id);
     await flush();
     expect(waiting.map((state) => state.dispatch?.node)).toEqual(['a', 'a']);
   });
 
-  it('goes through freshen while a wake fact is read or a node has not answered', async () => {
+  it('goes through freshen while a wake fact is read or a node has not answered', () => {
     const state = { settled: false, pending: [] as FleetNode[] };
     const { admit } = admitting(state);
-    await admit();
-    await admit();
+    // A free slot on a ready node places it whatever is still to learn.
+    expect(admit()).not.toBeInstanceOf(Promise);
     expect(admit()).toBeInstanceOf(Promise);
     state.settled = true;
     state.pending = [{ name: 'b' } as FleetNode];
     expect(admit()).toBeInstanceOf(Promise);
     state.pending = [];
     expect(admit()).not.toBeInstanceOf(Promise);
+  });
+
+  it('leaves a refusal for want of a node to freshen, which asks the silent nodes first', async () => {
+    const { admit } = admitting({ settled: true, pending: [] });
+    const refused = admit('nothing-serves-this');
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toMatchObject({ action: { reason: 'no_node' } });
   });
 });

@@ -1,10 +1,11 @@
 /**
- * How the gateway admits a model request (docs/design.md D33): placed at once in one scheduler
- * step when a ready node has a free slot; otherwise once the nodes that could change the answer
- * have answered and what a wake of each node would start is known (freshen.ts), so it is never
- * queued, woken for or refused on a fact not yet known. Both the fast path and a request behind
- * others already waiting for its model with nothing left to learn (at full slots, every arrival)
- * are answered in the caller's own turn: no promise, no microtask.
+ * How the gateway admits a model request (docs/design.md D33): never queued, woken for or refused
+ * on a fact not yet known. With every node answered and no wake fact being read, one scheduler step
+ * answers it in the caller's own turn (no promise, no microtask): placed, sent to an upstream node
+ * or a fallback, queued, woken for, or refused; all but a refusal for want of a node, which waits
+ * until the nodes that said nothing are asked again (freshen.ts). Otherwise it is placed at once
+ * only when a ready node has a free slot, and waits for the nodes that could change the answer
+ * before anything else.
  */
 import type { Clock } from '../../core/clock.ts';
 import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
@@ -18,7 +19,7 @@ import type { SchedulerViews } from './scheduler-views.ts';
 export interface AdmissionDeps {
   readonly states: Pick<NodeStates, 'use' | 'current' | 'last' | 'until'>;
   readonly scheduler: Scheduler;
-  readonly loop: Pick<ScheduleLoop, 'admitIfPlaced' | 'admit'>;
+  readonly loop: Pick<ScheduleLoop, 'admitNow' | 'admit'>;
   readonly views: Pick<SchedulerViews, 'isSettled' | 'settled'>;
   readonly now: Clock;
 }
@@ -27,19 +28,12 @@ export function admitRequest(
   deps: AdmissionDeps,
   request: Omit<RequestInfo, 'id'>,
 ): Admission | Promise<Admission> {
-  const { states, scheduler, loop, views } = deps;
+  const { states, loop, views } = deps;
   states.use();
-  const placed = loop.admitIfPlaced(request);
-  if (placed !== undefined) {
-    return placed;
-  }
-  // freshen() would return at once: every snapshot is fresh, no wake fact is being read, and
-  // others wait for the model (so a plan already found it a node, or refused them all).
-  const behind =
-    scheduler.waitingCount(request.model) > 0 &&
-    views.isSettled() &&
-    states.current().pending.length === 0;
-  return behind ? loop.admit(request) : admitLater(deps, request);
+  const known = views.isSettled() && states.current().pending.length === 0;
+  return (
+    loop.admitNow(request, known ? 'noNodeRefusal' : 'unlessPlaced') ?? admitLater(deps, request)
+  );
 }
 
 async function admitLater(

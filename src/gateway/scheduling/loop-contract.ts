@@ -67,3 +67,9 @@ export interface LoopTimers {
   /** Runs `run` after `ms`; the returned function cancels it. Never holds the process open. */
   after(ms: number, run: () => void): () => void;
 }
+
+/** How the loop settles a request's or a start's promise. */
+export interface Settle<T> {
+  readonly resolve: (action: T) => void;
+  readonly reject: (error: Error) => void;
+}

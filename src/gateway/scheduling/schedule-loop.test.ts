@@ -66,7 +66,7 @@ describe('ScheduleLoop', () => {
       return step(event, now);
     };
     // docs/design.md D25: first in, first out, so it cannot be placed before the one waiting.
-    expect(h.loop.admitIfPlaced({ model: MODEL, streaming: false })).toBeUndefined();
+    expect(h.loop.admitNow({ model: MODEL, streaming: false }, 'unlessPlaced')).toBeUndefined();
     expect(steps).toBe(0);
     expect(h.loop.scheduler.waitingCount(MODEL)).toBe(1);
   });

@@ -26,6 +26,7 @@ import {
   Refused,
   type RejectAction,
   type ScheduleEffects,
+  type Settle,
   type StartAction,
   StartRefused,
 } from './loop-contract.ts';
@@ -33,17 +34,10 @@ import {
 /** How often a node that requests wait on while it loads is asked (docs/design.md D13). */
 export const AWAITED_POLL_MS = 250;
 
-interface Settle<T> {
-  readonly resolve: (action: T) => void;
-  readonly reject: (error: Error) => void;
-}
-
-type Pending = Settle<DispatchAction>;
-
 export class ScheduleLoop {
   private nextId = 1;
   private nextStart: StartId = 1;
-  private readonly pending = new Map<RequestId, Pending>();
+  private readonly pending = new Map<RequestId, Settle<DispatchAction>>();
   private readonly starts = new Map<StartId, Settle<StartAction>>();
   private readonly events: SchedulerEvent[] = [];
   private feeding = false;
@@ -61,36 +55,41 @@ export class ScheduleLoop {
   ) {}
 
   /**
-   * docs/design.md D33 fast path, one step: the request placed now, or undefined with nothing
-   * queued, woken or refused (the caller freshens its views, then `admit`s it).
+   * docs/design.md D33 fast paths, one step, forgetting what `forget` says (RequestInfo): undefined
+   * for a request forgotten, which the caller admits once its views are fresh (freshen.ts).
    */
-  admitIfPlaced(request: Omit<RequestInfo, 'id'>): Admission | undefined {
+  admitNow(
+    request: Omit<RequestInfo, 'id'>,
+    forget?: RequestInfo['forget'],
+  ): Admission | undefined {
     // docs/design.md D25: first in, first out per model. Behind others waiting for it no step
     // could place it now, so none is run for nothing (at full slots every arrival is here).
-    if (this.scheduler.waitingCount(request.model) > 0) {
+    if (forget === 'unlessPlaced' && this.scheduler.waitingCount(request.model) > 0) {
       return undefined;
     }
     const id = this.nextId;
     this.nextId += 1;
-    const answer = this.arrive({ ...request, id, onlyIfPlaced: true });
-    return answer?.kind === 'dispatch' ? { id, placed: answer } : undefined;
-  }
-
-  /** A request arrived: placed now, refused now (thrown), or waiting for a slot or a wake. */
-  admit(request: Omit<RequestInfo, 'id'>): Admission {
-    const id = this.nextId;
-    this.nextId += 1;
-    const answer = this.arrive({ ...request, id });
+    const answer = this.arrive(
+      forget === undefined ? { ...request, id } : { ...request, id, forget },
+    );
     if (answer?.kind === 'dispatch') {
       return { id, placed: answer };
     }
     if (answer?.kind === 'reject') {
       throw new Refused(answer);
     }
+    if (forget === 'unlessPlaced' || this.scheduler.waiting(id, this.timers.now()) === undefined) {
+      return undefined;
+    }
     const waiting = new Promise<DispatchAction>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
     });
     return { id, waiting };
+  }
+
+  /** A request arrived: placed now, refused now (thrown), or waiting for a slot or a wake. */
+  admit(request: Omit<RequestInfo, 'id'>): Admission {
+    return this.admitNow(request) as Admission;
   }
 
   private arrive(request: RequestInfo): Action | undefined {
@@ -252,10 +251,9 @@ export class ScheduleLoop {
   }
 
   /**
-   * One timer, for the scheduler's next deadline (a wait running out, an idle stop). A timer due
-   * earlier than the next deadline is kept: its tick finds nothing due and arms the right one.
-   * Under a queue the head's deadline moves later with every dispatch, and this spares a timer
-   * cancelled and made per request.
+   * One timer, for the scheduler's next deadline (a wait running out, an idle stop). One due earlier
+   * is kept (its tick arms the right one): under a queue the head's deadline moves later with every
+   * dispatch, and a timer made and cancelled per request is spared.
    */
   private arm(): void {
     const now = this.timers.now();

@@ -3,8 +3,7 @@
  * request goes to, which wait, which are refused, which nodes to wake and which to stop.
  * Deterministic and free of I/O: the gateway feeds it events with the time, applies the actions it
  * answers, and reports how each wake and stop ended as another event. The same events at the same
- * times give the same actions, which is what the tests (an injected clock, random interleavings)
- * rely on.
+ * times give the same actions, which the tests (an injected clock, random interleavings) rely on.
  *
  * Wiring, at the edge, one loop: feed(event) applies every action of step(event, now()), then
  * arms one timer for nextDueAt(now()) that feeds `tick`. A request `arrive`s and is answered, now
@@ -176,7 +175,7 @@ export class Scheduler {
       return undefined;
     }
     const entry: Waiting = { ...request, enqueuedAt: now };
-    if (request.onlyIfPlaced === true) {
+    if (request.forget === 'unlessPlaced') {
       // The fast path (docs/design.md D33): placed now, or nothing; the gateway freshens its views
       // first.
       const node = placeNow(books, this.settings.prefer, request);
@@ -192,7 +191,9 @@ export class Scheduler {
         return arrival.fallback === undefined ? undefined : request.model;
       case 'refuse':
         if (arrival.reason === 'no_node') {
-          actions.push(books.reject(entry, 'no_node', now));
+          if (request.forget !== 'noNodeRefusal') {
+            actions.push(books.reject(entry, 'no_node', now));
+          }
           return undefined;
         }
         if (arrival.reason === 'wake_not_allowed') {

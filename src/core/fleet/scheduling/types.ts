@@ -122,11 +122,11 @@ export interface RequestInfo {
   /** The affinity key of its leading prompt (affinity-key.ts), when it has one. */
   readonly affinity?: string;
   /**
-   * Place it now or not at all (docs/design.md D33 fast path): when no ready node has a free slot,
-   * the arrival is forgotten, nothing is queued or woken, and the gateway arrives it again once its
-   * views are fresh.
+   * docs/design.md D33 fast paths, what is forgotten rather than applied: `unlessPlaced`, all but a
+   * placement now (nothing queued or woken); `noNodeRefusal`, a refusal for want of a node (the
+   * gateway asks silent nodes again first, freshen.ts). It arrives again once its views are fresh.
    */
-  readonly onlyIfPlaced?: boolean;
+  readonly forget?: 'unlessPlaced' | 'noNodeRefusal';
   /** docs/design.md D29 `wake: off`: refused where serving it would start a node. */
   readonly mayWake?: false;
   /** docs/design.md D29 `upstreams: off`: never sent to an upstream node or a fallback. */
