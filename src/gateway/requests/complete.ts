@@ -146,8 +146,7 @@ export async function complete(
       : undefined;
   let admission: Admission;
   try {
-    // docs/design.md D33: the scheduler alone decides, from the views it holds
-    // (gateway-scheduler.ts).
+    // docs/design.md D33: the scheduler alone decides, from the views it holds (admission.ts).
     const admitted = scheduling.admit(admissionOf(route, streaming, affinity, context.caller));
     admission = admitted instanceof Promise ? await admitted : admitted;
   } catch (error) {
