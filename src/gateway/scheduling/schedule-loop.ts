@@ -78,7 +78,7 @@ export class ScheduleLoop {
     if (answer?.kind === 'reject') {
       throw new Refused(answer);
     }
-    if (forget === 'unlessPlaced' || this.scheduler.waiting(id, this.timers.now()) === undefined) {
+    if (forget === 'unlessPlaced' || !this.scheduler.isWaiting(id)) {
       return undefined;
     }
     const waiting = new Promise<DispatchAction>((resolve, reject) => {

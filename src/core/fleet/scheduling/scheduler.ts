@@ -12,12 +12,11 @@
  * refreshes are `views`; a `wake` or `stop` applied is fed back as `wake-ended` or `stop-ended`,
  * and a `read` of a node's metrics (its activity record, spec §3) as `activity`, after the step.
  *
- * One concern per file: arrival.ts (what an arrival gets), route-decision.ts (the same, read-only,
- * docs/design.md D33), slots.ts, placement.ts (place-index.ts keeps its choice per model),
- * queue.ts, deadlines.ts, wakes.ts (wake, scale-out, swap, give up), groups.ts, starts.ts (an
- * operator's start), idle-stop.ts (and its fresh reads), keep-warm.ts, node-upkeep.ts (both),
- * nodes.ts, ledger.ts (the books), due.ts (the timer; idle-due.ts), lazy-heap.ts, affinity.ts and
- * affinity-key.ts, kept-affinity.ts (across a stop), settings.ts (defaults).
+ * One concern per file: arrival.ts (what an arrival gets; route-decision.ts, the same read-only,
+ * D33), slots.ts, placement.ts (place-index.ts), queue.ts, deadlines.ts, moves.ts (a retry),
+ * wakes.ts (wake, scale-out, swap, give up), groups.ts, starts.ts, idle-stop.ts, keep-warm.ts,
+ * node-upkeep.ts, nodes.ts, ledger.ts (the books), due.ts (idle-due.ts), lazy-heap.ts,
+ * affinity.ts, affinity-key.ts, kept-affinity.ts (across a stop), settings.ts (defaults).
  */
 import { nextDueAt } from './due.ts';
 import { Ledger } from './ledger.ts';
@@ -110,6 +109,11 @@ export class Scheduler {
       : { model: entry.model, position, waitedMs: now - entry.enqueuedAt };
   }
 
+  /** Whether the request waits here (cheap, unlike its position: asked after an arrival). */
+  isWaiting(id: RequestId): boolean {
+    return this.books.queue.has(id);
+  }
+
   /** How many requests wait, over every model or for `model` (cheap: read after every event). */
   waitingCount(model?: string): number {
     return model === undefined ? this.books.queue.size : this.books.queue.length(model);
@@ -130,10 +134,7 @@ export class Scheduler {
     return inFlightOf(this.books, node, now);
   }
 
-  /**
-   * docs/design.md D33: what a request for `model` would get now, each node's part and why;
-   * read-only.
-   */
+  /** docs/design.md D33: what a request for `model` would get now, each node's part and why. */
   route(model: string, now: number): RouteDecision {
     return routeDecision(this.books, model, now);
   }
@@ -143,9 +144,7 @@ export class Scheduler {
     return placeNow(this.books, this.settings.prefer, { model }) !== undefined;
   }
 
-  /**
-   * Requests waiting here that the node would serve (docs/design.md D28 `node_busy` names them).
-   */
+  /** Requests waiting here that the node would serve (docs/design.md D28 `node_busy`). */
   queuedFor(node: string): number {
     const record = this.books.byName.get(node);
     return record === undefined ? 0 : this.books.queuedFor(record);
