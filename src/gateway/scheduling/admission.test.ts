@@ -20,17 +20,22 @@ import type { Admission } from './loop-contract.ts';
 function admitting(state: { settled: boolean; pending: FleetNode[] }) {
   const h = harness({ nodes: [{ name: 'a' }] });
   h.loop.views([view('a', { slots: 1 })]);
+  const states = {
+    use: () => undefined,
+    current: () => ({ snapshots: [], pending: state.pending }),
+    last: () => undefined,
+    until: () => Promise.resolve({ snapshots: [], pending: [] }),
+  };
   const deps: AdmissionDeps = {
-    states: {
-      use: () => undefined,
-      current: () => ({ snapshots: [], pending: state.pending }),
-      last: () => undefined,
-      until: () => Promise.resolve({ snapshots: [], pending: [] }),
-    },
-    scheduler: h.loop.scheduler,
+    states,
     loop: h.loop,
-    views: { isSettled: () => state.settled, settled: () => Promise.resolve() },
-    now: h.timers.now,
+    views: { isSettled: () => state.settled },
+    freshen: {
+      states,
+      scheduler: h.loop.scheduler,
+      settled: () => Promise.resolve(),
+      now: h.timers.now,
+    },
   };
   const admit = (model = MODEL) => admitRequest(deps, { model, streaming: false });
   return { h, admit };

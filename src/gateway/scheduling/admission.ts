@@ -7,21 +7,19 @@
  * only when a ready node has a free slot, and waits for the nodes that could change the answer
  * before anything else.
  */
-import type { Clock } from '../../core/clock.ts';
-import type { Scheduler } from '../../core/fleet/scheduling/scheduler.ts';
 import type { RequestInfo } from '../../core/fleet/scheduling/types.ts';
-import { freshen } from '../../core/fleet/state/freshen.ts';
+import { freshen, type FreshenDeps } from '../../core/fleet/state/freshen.ts';
 import type { NodeStates } from '../../core/fleet/state/node-states.ts';
 import type { Admission } from './loop-contract.ts';
 import type { ScheduleLoop } from './schedule-loop.ts';
 import type { SchedulerViews } from './scheduler-views.ts';
 
 export interface AdmissionDeps {
-  readonly states: Pick<NodeStates, 'use' | 'current' | 'last' | 'until'>;
-  readonly scheduler: Scheduler;
+  readonly states: Pick<NodeStates, 'use' | 'current'>;
   readonly loop: Pick<ScheduleLoop, 'admitNow' | 'admit'>;
-  readonly views: Pick<SchedulerViews, 'isSettled' | 'settled'>;
-  readonly now: Clock;
+  readonly views: Pick<SchedulerViews, 'isSettled'>;
+  /** What freshen reads and waits on, built once with the gateway rather than per request. */
+  readonly freshen: FreshenDeps;
 }
 
 export function admitRequest(
@@ -40,14 +38,6 @@ async function admitLater(
   deps: AdmissionDeps,
   request: Omit<RequestInfo, 'id'>,
 ): Promise<Admission> {
-  await freshen(
-    {
-      states: deps.states,
-      scheduler: deps.scheduler,
-      settled: () => deps.views.settled(),
-      now: deps.now,
-    },
-    request.model,
-  );
+  await freshen(deps.freshen, request.model);
   return deps.loop.admit(request);
 }

@@ -92,12 +92,17 @@ export class GatewayScheduler {
       deps.timers,
     );
     this.views = new SchedulerViews(view, (views) => this.loop.views(views));
+    const views = this.views;
     this.admission = {
       states: view.states,
-      scheduler: deps.scheduler,
       loop: this.loop,
-      views: this.views,
-      now: () => deps.timers.now(),
+      views,
+      freshen: {
+        states: view.states,
+        scheduler: deps.scheduler,
+        settled: () => views.settled(),
+        now: () => deps.timers.now(),
+      },
     };
     this.sleep = new MachineSleep({
       ...deps,
