@@ -32,7 +32,7 @@ export interface ActivityCommand {
   readonly variables: readonly Variables[];
   readonly get?: GetText;
   /** Runs the follow loop (core/signals.ts: until SIGINT or SIGTERM); injected by tests. */
-  readonly every?: (intervalMs: number, step: () => Promise<void>) => Promise<void>;
+  readonly every?: (intervalMs: number, step: () => Promise<void>, first: boolean) => Promise<void>;
 }
 
 /** `--limit`: 1 to 1,000; default 100 printed, or every kept entry while following. */
@@ -63,8 +63,8 @@ export async function runActivity(command: ActivityCommand): Promise<number> {
     );
     return { body, entries: activityEntries(body) };
   };
-  const first = await read();
   if (!command.follow) {
+    const first = await read();
     command.write(
       command.json
         ? `${JSON.stringify(first.body, null, 2)}\n`
@@ -77,16 +77,25 @@ export async function runActivity(command: ActivityCommand): Promise<number> {
       command.write(`${command.json ? JSON.stringify(entry) : activityLine(entry)}\n`);
     }
   };
-  if (!command.json) {
-    command.write(`${activityHead()}\n`);
-  }
-  print(first.entries.slice(0, shown));
-  let seen = first.entries;
-  await (command.every ?? everyUntilShutdown)(FOLLOW_POLL_MS, async () => {
-    const fresh = (await read()).entries;
-    print(newEntries(seen, fresh));
-    seen = fresh;
-  });
+  let seen: readonly ActivityEntry[] | undefined;
+  // The first read runs under the signal's listener too: Ctrl+C the moment the first entries show
+  // ends the follow cleanly, not through the default action.
+  await (command.every ?? everyUntilShutdown)(
+    FOLLOW_POLL_MS,
+    async () => {
+      const fresh = (await read()).entries;
+      if (seen === undefined) {
+        if (!command.json) {
+          command.write(`${activityHead()}\n`);
+        }
+        print(fresh.slice(0, shown));
+      } else {
+        print(newEntries(seen, fresh));
+      }
+      seen = fresh;
+    },
+    true,
+  );
   // docs/design.md D17: a clean signal shutdown exits 0.
   return 0;
 }

@@ -23,6 +23,8 @@ export interface LogsCommand {
   readonly write: (text: string) => void;
   readonly warn: (line: string) => void;
   readonly driver: Pick<FleetNodeDriver, 'logs'>;
+  /** Runs the follow loop (core/signals.ts: until SIGINT or SIGTERM); injected by tests. */
+  readonly every?: (intervalMs: number, step: () => Promise<void>, first: boolean) => Promise<void>;
 }
 
 interface NodeLog {
@@ -83,19 +85,21 @@ export async function runLogs(command: LogsCommand): Promise<number> {
     }
   };
 
-  await Promise.all(logs.map(poll));
-  if (!command.follow) {
-    // A one-off read shows the unfinished last line too.
-    for (const entry of logs) {
-      if (entry.cursor.carry !== '') {
-        emit(entry.node.name, entry.cursor.carry);
-      }
-    }
-    return failed ? 1 : 0;
-  }
-  await everyUntilShutdown(FOLLOW_POLL_MS, async () => {
+  const pollAll = async (): Promise<void> => {
     await Promise.all(logs.map(poll));
-  });
-  // docs/design.md D17: a clean signal shutdown exits 0.
-  return 0;
+  };
+  if (command.follow) {
+    // The first read runs under the signal's listener: Ctrl+C the moment the first lines show
+    // must end the follow cleanly, not through the default action (docs/design.md D17).
+    await (command.every ?? everyUntilShutdown)(FOLLOW_POLL_MS, pollAll, true);
+    return 0;
+  }
+  await pollAll();
+  // A one-off read shows the unfinished last line too.
+  for (const entry of logs) {
+    if (entry.cursor.carry !== '') {
+      emit(entry.node.name, entry.cursor.carry);
+    }
+  }
+  return failed ? 1 : 0;
 }

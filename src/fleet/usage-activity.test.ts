@@ -77,8 +77,16 @@ describe('svc fleet activity', () => {
       [entry(2), entry(1)],
       [entry(4), entry(3), entry(2), entry(1)],
     ];
-    const get: GetText = () =>
-      Promise.resolve({ status: 200, text: JSON.stringify({ requests: reads.shift() ?? [] }) });
+    // Every read, the first included, runs inside the loop that ends at Ctrl+C.
+    let looping = false;
+    const readWhileLooping: boolean[] = [];
+    const get: GetText = () => {
+      readWhileLooping.push(looping);
+      return Promise.resolve({
+        status: 200,
+        text: JSON.stringify({ requests: reads.shift() ?? [] }),
+      });
+    };
     let out = '';
     await runActivity({
       fleet,
@@ -88,10 +96,14 @@ describe('svc fleet activity', () => {
       write: (t) => (out += t),
       variables: [],
       get,
-      every: async (_ms, step) => {
+      every: async (_ms, step, first) => {
+        looping = true;
+        expect(first).toBe(true);
+        await step();
         await step();
       },
     });
+    expect(readWhileLooping).toEqual([true, true]);
     const printed = out
       .trim()
       .split('\n')
