@@ -68,7 +68,8 @@ async function startFleet(): Promise<Fleet> {
   );
   // Node a starts before the gateway does, so the gateway's first look at the fleet (the one the
   // picker's GET /v1/models reads) already finds tiny-a running, with no wait for a refresh.
-  expect((await runSvc(['fleet', 'start', 'a', '-f', fleetPath])).status).toBe(0);
+  // Matched whole, so a failure shows what svc said.
+  expect(await runSvc(['fleet', 'start', 'a', '-f', fleetPath])).toMatchObject({ status: 0 });
   const { url: gatewayUrl } = await startTestGateway({
     cwd: dir,
     configDir: join(dir, 'config-gateway'),
