@@ -155,6 +155,22 @@ describe('GatewayMetrics', () => {
     expect(names.size).toBe(20);
   });
 
+  it('keeps every counter its _total in the classic format after an OpenMetrics scrape', async () => {
+    // A Prometheus server asks for OpenMetrics, curl and many agents for the classic format: each
+    // must see the same names whatever the other asked first.
+    const metrics = new GatewayMetrics(() => Promise.resolve([running('a')]));
+    metrics.record('/v1/models', {}, 200, 0, 1, false);
+    metrics.rejected('queue_full');
+    const before = (await metrics.exposition(false)).body;
+    const open = (await metrics.exposition(true)).body;
+    expect(open).toContain('# TYPE svc_gateway_requests counter');
+    expect(open).toMatch(/^svc_gateway_requests_total\{/m);
+    const after = (await metrics.exposition(false)).body;
+    expect(after).toBe(before);
+    expect(after).toContain('# TYPE svc_gateway_requests_total counter');
+    expect(after).toContain('svc_gateway_rejected_total{reason="queue_full"} 1');
+  });
+
   it('reads in flight, slots and the queue at scrape time, and counts what the scheduler did', async () => {
     let queued = new Map([['chat', 2]]);
     const scheduling: SchedulingReadout = {

@@ -3,13 +3,19 @@
  * did, recorded on the request path with one call at each request's end; what the scheduler's
  * loop did (scheduling-counters.ts); and each node's state, readiness, slots and in-flight count
  * and the queue's depth read only when scraped (scrape-gauges.ts). The hot path stays cheap: label
- * children are looked up in nested maps (no label string built per request, prom-client's own
- * `labels()` hashes its arguments on every call), histograms have fixed buckets, and nothing
- * here touches a node.
+ * cells (core/metrics/series.ts: plain numbers, formatted only when scraped) are looked up in
+ * nested maps, no label string built per request; histograms have fixed buckets, and nothing here
+ * touches a node.
  */
-import { Counter, Gauge, Histogram, Registry, type RegistryContentType } from 'prom-client';
+import { Gauge, Registry, type RegistryContentType } from 'prom-client';
 
 import type { NodeSnapshot } from '../../core/fleet/state/node-snapshot.ts';
+import {
+  type CounterCell,
+  CounterSeries,
+  type HistogramCell,
+  HistogramSeries,
+} from '../../core/metrics/series.ts';
 import { RequestCounts } from './request-counts.ts';
 import { SchedulingCounters } from './scheduling-counters.ts';
 import type { SchedulingReadout } from './scheduling-readout.ts';
@@ -65,9 +71,6 @@ const REQUEST_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 /** Wake buckets: a tiny model (~1 s) up to the default wake timeout (5 min) and beyond. */
 const WAKE_BUCKETS = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
 
-type CounterChild = ReturnType<Counter['labels']>;
-type HistogramChild = ReturnType<Histogram['labels']>;
-
 /** `map.get(key)`, creating the entry once (only the first request with a new label pays). */
 function child<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   let value = map.get(key);
@@ -87,27 +90,27 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
   readonly text: Registry<RegistryContentType>;
   readonly openMetrics: Registry<RegistryContentType>;
 
-  private readonly requests: Counter;
+  private readonly requests: CounterSeries;
   /** Requests each node's engine answered through this gateway (request-counts.ts). */
   readonly served = new RequestCounts();
-  private readonly duration: Histogram;
-  private readonly firstByte: Histogram;
-  private readonly aborts: Counter;
-  private readonly upstreamErrors: Counter;
-  private readonly wakes: Counter;
-  private readonly wakeDuration: Histogram;
+  private readonly duration: HistogramSeries;
+  private readonly firstByte: HistogramSeries;
+  private readonly aborts: CounterSeries;
+  private readonly upstreamErrors: CounterSeries;
+  private readonly wakes: CounterSeries;
+  private readonly wakeDuration: HistogramSeries;
   private readonly waitingGauge: Gauge;
   private waitingNow = 0;
 
   /** route → model → node → one child per status class. */
   private readonly requestChildren = new Map<
     string,
-    Map<string, Map<string, (CounterChild | undefined)[]>>
+    Map<string, Map<string, (CounterCell | undefined)[]>>
   >();
-  private readonly durationChildren = new Map<string, HistogramChild>();
-  private readonly firstByteChildren = new Map<string, HistogramChild>();
-  private readonly abortChildren = new Map<string, CounterChild>();
-  private readonly upstreamChildren = new Map<string, CounterChild>();
+  private readonly durationChildren = new Map<string, HistogramCell>();
+  private readonly firstByteChildren = new Map<string, HistogramCell>();
+  private readonly abortChildren = new Map<string, CounterCell>();
+  private readonly upstreamChildren = new Map<string, CounterCell>();
 
   /**
    * `snapshots`: the kept node snapshots, read when scraped. `scheduling`: the scheduler's
@@ -121,45 +124,45 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
     super(registers);
     this.text = text;
     this.openMetrics = openMetrics;
-    this.requests = new Counter({
+    this.requests = new CounterSeries({
       name: 'svc_gateway_requests_total',
       help: 'Requests answered by the gateway, by route, model, node and status class.',
       labelNames: ['route', 'model', 'node', 'status_class'],
       registers,
     });
-    this.duration = new Histogram({
+    this.duration = new HistogramSeries({
       name: 'svc_gateway_request_duration_seconds',
       help: 'Time from a request arriving to its reply ending (or the caller leaving), by route.',
       labelNames: ['route'],
       buckets: REQUEST_BUCKETS,
       registers,
     });
-    this.firstByte = new Histogram({
+    this.firstByte = new HistogramSeries({
       name: 'svc_gateway_time_to_first_byte_seconds',
       help: "Time from a model request arriving to the engine's reply headers, wakes included, by route.",
       labelNames: ['route'],
       buckets: REQUEST_BUCKETS,
       registers,
     });
-    this.aborts = new Counter({
+    this.aborts = new CounterSeries({
       name: 'svc_gateway_client_aborts_total',
       help: 'Requests whose caller went away before the reply ended, by route.',
       labelNames: ['route'],
       registers,
     });
-    this.upstreamErrors = new Counter({
+    this.upstreamErrors = new CounterSeries({
       name: 'svc_gateway_upstream_errors_total',
       help: 'Model requests whose engine failed to answer or timed out, by node.',
       labelNames: ['node'],
       registers,
     });
-    this.wakes = new Counter({
+    this.wakes = new CounterSeries({
       name: 'svc_gateway_wakes_total',
       help: 'Nodes the gateway started for a request, by node and outcome (ready, failed, timeout).',
       labelNames: ['node', 'outcome'],
       registers,
     });
-    this.wakeDuration = new Histogram({
+    this.wakeDuration = new HistogramSeries({
       name: 'svc_gateway_wake_duration_seconds',
       help: 'Time from asking a node to start to its engine answering (or the wake failing), by node.',
       labelNames: ['node'],
@@ -197,29 +200,29 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
     const byModel = child(
       this.requestChildren,
       route,
-      () => new Map<string, Map<string, (CounterChild | undefined)[]>>(),
+      () => new Map<string, Map<string, (CounterCell | undefined)[]>>(),
     );
-    const byNode = child(byModel, model, () => new Map<string, (CounterChild | undefined)[]>());
-    const classes = child(byNode, node, (): (CounterChild | undefined)[] => []);
+    const byNode = child(byModel, model, () => new Map<string, (CounterCell | undefined)[]>());
+    const classes = child(byNode, node, (): (CounterCell | undefined)[] => []);
     const index = Math.min(Math.max(Math.floor(status / 100), 1), 5) - 1;
     let counter = classes[index];
     if (counter === undefined) {
-      counter = this.requests.labels(route, model, node, STATUS_CLASSES[index] ?? '5xx');
+      counter = this.requests.cell(route, model, node, STATUS_CLASSES[index] ?? '5xx');
       classes[index] = counter;
     }
     counter.inc();
-    child(this.durationChildren, route, () => this.duration.labels(route)).observe(
+    child(this.durationChildren, route, () => this.duration.cell(route)).observe(
       (endedMs - startedMs) / 1000,
     );
     if (facts.repliedAt !== undefined) {
-      child(this.firstByteChildren, route, () => this.firstByte.labels(route)).observe(
+      child(this.firstByteChildren, route, () => this.firstByte.cell(route)).observe(
         (facts.repliedAt - startedMs) / 1000,
       );
     }
     if (facts.upstreamError === true && node !== '') {
-      child(this.upstreamChildren, node, () => this.upstreamErrors.labels(node)).inc();
+      child(this.upstreamChildren, node, () => this.upstreamErrors.cell(node)).inc();
     } else if (aborted) {
-      child(this.abortChildren, route, () => this.aborts.labels(route)).inc();
+      child(this.abortChildren, route, () => this.aborts.cell(route)).inc();
     }
   }
 
@@ -229,7 +232,7 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
    * request's one `record` at its end names the fallback and counts the fallback's own outcome.
    */
   upstreamFailed(node: string): void {
-    child(this.upstreamChildren, node, () => this.upstreamErrors.labels(node)).inc();
+    child(this.upstreamChildren, node, () => this.upstreamErrors.cell(node)).inc();
   }
 
   /** Both registries, for series registered beside these (docs/design.md D29 caller usage). */
@@ -247,8 +250,8 @@ export class GatewayMetrics extends SchedulingCounters implements WakeObserver {
   }
 
   wakeEnded(node: string, outcome: WakeOutcome, seconds: number): void {
-    this.wakes.labels(node, outcome).inc();
-    this.wakeDuration.labels(node).observe(seconds);
+    this.wakes.cell(node, outcome).inc();
+    this.wakeDuration.cell(node).observe(seconds);
   }
 
   /** The exposition, OpenMetrics when the scraper asks for it. */

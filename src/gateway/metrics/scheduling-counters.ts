@@ -3,12 +3,13 @@
  * dispatched requests waited in the queue, refusals by reason, scale-out wakes, idle stops, group
  * swaps and the runs of nodes' wake commands. Each label's values come from the fleet file (nodes,
  * groups), the models the fleet serves, or a fixed set (reasons, outcomes), so no caller can add a
- * series. Label children are kept after their first use, as the request counters' are.
+ * series. Each is a kept series (core/metrics/series.ts): a refusal or a wake is one number added.
  */
-import { Counter, Histogram, type Registry, type RegistryContentType } from 'prom-client';
+import type { Registry, RegistryContentType } from 'prom-client';
 
 import type { FallbackReason } from '../../core/fleet/file/fleet-file.ts';
 import type { RejectReason } from '../../core/fleet/scheduling/types.ts';
+import { CounterSeries, type HistogramCell, HistogramSeries } from '../../core/metrics/series.ts';
 
 /** How a node's `wakeCommand` run ended: exit 0, another exit or a signal, or past the bound. */
 export type WakeCommandOutcome = 'ok' | 'failed' | 'timeout';
@@ -34,66 +35,51 @@ export const QUEUE_WAIT_BUCKETS = [
   0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
 ];
 
-type CounterChild = ReturnType<Counter['labels']>;
-
-function counterChild(children: Map<string, CounterChild>, counter: Counter, value: string) {
-  let found = children.get(value);
-  if (found === undefined) {
-    found = counter.labels(value);
-    children.set(value, found);
-  }
-  return found;
-}
-
 export class SchedulingCounters {
-  private readonly queueWait: Histogram;
-  private readonly rejections: Counter;
-  private readonly scaleOutWakes: Counter;
-  private readonly idleStops: Counter;
-  private readonly swaps: Counter;
-  private readonly wakeCommands: Counter;
-  private readonly fallbacks: Counter;
-  private readonly rejectChildren = new Map<string, CounterChild>();
-  private readonly scaleOutChildren = new Map<string, CounterChild>();
-  private readonly idleStopChildren = new Map<string, CounterChild>();
-  private readonly swapChildren = new Map<string, CounterChild>();
-  private readonly fallbackChildren = new Map<string, CounterChild>();
+  /** The one cell of the unlabelled queue-wait histogram. */
+  private readonly queueWait: HistogramCell;
+  private readonly rejections: CounterSeries;
+  private readonly scaleOutWakes: CounterSeries;
+  private readonly idleStops: CounterSeries;
+  private readonly swaps: CounterSeries;
+  private readonly wakeCommands: CounterSeries;
+  private readonly fallbacks: CounterSeries;
 
-  constructor(registers: Registry<RegistryContentType>[]) {
-    this.queueWait = new Histogram({
+  constructor(registers: readonly Registry<RegistryContentType>[]) {
+    this.queueWait = new HistogramSeries({
       name: 'svc_gateway_queue_wait_seconds',
       help: 'Time a request waited in the queue before it was sent to a node or refused.',
       buckets: QUEUE_WAIT_BUCKETS,
       registers,
-    });
-    this.rejections = new Counter({
+    }).cell();
+    this.rejections = new CounterSeries({
       name: 'svc_gateway_rejected_total',
       help: 'Requests the scheduler refused, by reason (queue_full, queue_timeout, group_busy, wake_timeout, wake_failed, no_node).',
       labelNames: ['reason'],
       registers,
     });
     for (const reason of Object.keys(REJECT_REASONS)) {
-      counterChild(this.rejectChildren, this.rejections, reason).inc(0);
+      this.rejections.cell(reason);
     }
-    this.scaleOutWakes = new Counter({
+    this.scaleOutWakes = new CounterSeries({
       name: 'svc_gateway_scale_out_wakes_total',
       help: 'Nodes woken to serve a model some node already served, because its requests queued.',
       labelNames: ['model'],
       registers,
     });
-    this.idleStops = new Counter({
+    this.idleStops = new CounterSeries({
       name: 'svc_gateway_idle_stops_total',
       help: 'Nodes stopped for being idle past their idleStop.',
       labelNames: ['node'],
       registers,
     });
-    this.swaps = new Counter({
+    this.swaps = new CounterSeries({
       name: 'svc_gateway_swaps_total',
       help: 'Members of a group stopped to make room for another member, by group.',
       labelNames: ['group'],
       registers,
     });
-    this.wakeCommands = new Counter({
+    this.wakeCommands = new CounterSeries({
       name: 'svc_gateway_wake_commands_total',
       help: "Runs of a node's wakeCommand, by node and outcome (ok, failed, timeout).",
       labelNames: ['node', 'outcome'],
@@ -101,7 +87,7 @@ export class SchedulingCounters {
     });
     // docs/design.md D30: the model label is a key of the fleet file's `fallbacks`, the reason
     // one of three, so the series are bounded by the fleet file.
-    this.fallbacks = new Counter({
+    this.fallbacks = new CounterSeries({
       name: 'svc_gateway_fallbacks_total',
       help: "Requests sent to their model's fallback, by model and reason (waking, queueFull, failed).",
       labelNames: ['model', 'reason'],
@@ -116,37 +102,31 @@ export class SchedulingCounters {
 
   /** The scheduler refused a request (a `reject` action). */
   rejected(reason: RejectReason): void {
-    counterChild(this.rejectChildren, this.rejections, reason).inc();
+    this.rejections.cell(reason).inc();
   }
 
   /** A `wake` action with cause `scale-out`, for `model`. */
   scaleOutWake(model: string): void {
-    counterChild(this.scaleOutChildren, this.scaleOutWakes, model).inc();
+    this.scaleOutWakes.cell(model).inc();
   }
 
   /** A `stop` action with reason `idle`. */
   idleStopped(node: string): void {
-    counterChild(this.idleStopChildren, this.idleStops, node).inc();
+    this.idleStops.cell(node).inc();
   }
 
   /** A `stop` action with reason `swap`, in `group`. */
   swapped(group: string): void {
-    counterChild(this.swapChildren, this.swaps, group).inc();
+    this.swaps.cell(group).inc();
   }
 
   /** A request went to its model's fallback (a dispatch naming one, or a retry after a failure). */
   fellBack(model: string, reason: FallbackReason): void {
-    const key = `${reason} ${model}`;
-    let found = this.fallbackChildren.get(key);
-    if (found === undefined) {
-      found = this.fallbacks.labels(model, reason);
-      this.fallbackChildren.set(key, found);
-    }
-    found.inc();
+    this.fallbacks.cell(model, reason).inc();
   }
 
-  /** A node's wakeCommand ended. Rare (one per wake): no child kept. */
+  /** A node's wakeCommand ended. */
   wakeCommandRan(node: string, outcome: WakeCommandOutcome): void {
-    this.wakeCommands.labels(node, outcome).inc();
+    this.wakeCommands.cell(node, outcome).inc();
   }
 }

@@ -5,8 +5,9 @@
  * Labels are bounded by the fleet file: callers are its names, models the ones it serves (a
  * request for a model nothing serves is counted under its caller with model "").
  */
-import { Counter, type Registry, type RegistryContentType } from 'prom-client';
+import type { Registry, RegistryContentType } from 'prom-client';
 
+import { CounterSeries } from '../../core/metrics/series.ts';
 import { ActivityRing, type KeptActivity } from './activity-ring.ts';
 import type { ReplyUsage } from './reply-usage.ts';
 
@@ -40,20 +41,20 @@ export class CallerUsage {
   private readonly byCaller = new Map<string, Map<string, ModelUsage>>();
   /** Completion tokens per node, for the page's tokens/s (history/fleet-history.ts). */
   private readonly byNode = new Map<string, number>();
-  private readonly requests?: Counter;
-  private readonly tokens?: Counter;
+  private readonly requests?: CounterSeries;
+  private readonly tokens?: CounterSeries;
 
   /** `registers`: where the Prometheus series go; none keeps the counts in memory alone. */
-  constructor(now: Date, registers?: Registry<RegistryContentType>[]) {
+  constructor(now: Date, registers?: readonly Registry<RegistryContentType>[]) {
     this.since = now.toISOString();
     if (registers !== undefined) {
-      this.requests = new Counter({
+      this.requests = new CounterSeries({
         name: 'svc_gateway_caller_requests_total',
         help: 'Model requests by caller (fleet file callers, gateway, operator), model and status code.',
         labelNames: ['caller', 'model', 'code'],
         registers,
       });
-      this.tokens = new Counter({
+      this.tokens = new CounterSeries({
         name: 'svc_gateway_caller_tokens_total',
         help: "Tokens by caller, model and kind (prompt, completion, cached), from the engine's own usage.",
         labelNames: ['caller', 'model', 'kind'],
@@ -84,14 +85,14 @@ export class CallerUsage {
     const code = String(status);
     entry.requests += 1;
     entry.codes[code] = (entry.codes[code] ?? 0) + 1;
-    this.requests?.labels(caller, model, code).inc();
+    this.requests?.cell(caller, model, code).inc();
     if (usage !== undefined) {
       entry.promptTokens += usage.promptTokens;
       entry.completionTokens += usage.completionTokens;
       entry.cachedTokens += usage.cachedTokens;
-      this.tokens?.labels(caller, model, 'prompt').inc(usage.promptTokens);
-      this.tokens?.labels(caller, model, 'completion').inc(usage.completionTokens);
-      this.tokens?.labels(caller, model, 'cached').inc(usage.cachedTokens);
+      this.tokens?.cell(caller, model, 'prompt').inc(usage.promptTokens);
+      this.tokens?.cell(caller, model, 'completion').inc(usage.completionTokens);
+      this.tokens?.cell(caller, model, 'cached').inc(usage.cachedTokens);
       if (request.node !== undefined) {
         const before = this.byNode.get(request.node) ?? 0;
         this.byNode.set(request.node, before + usage.completionTokens);
@@ -173,7 +174,7 @@ export function countRequest(
  */
 export function gatewayUsage(
   callers: unknown,
-  registers: Registry<RegistryContentType>[],
+  registers: readonly Registry<RegistryContentType>[],
   now: Date = new Date(),
 ): CallerUsage {
   return new CallerUsage(now, callers === undefined ? undefined : registers);
