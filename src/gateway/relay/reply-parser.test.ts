@@ -136,6 +136,40 @@ describe('ReplyParser', () => {
     });
   });
 
+  it('reads every valid field of any head as sent, and refuses a head with any invalid byte', () => {
+    // The whole head is tested at once, and line by line only when that fails: both must agree
+    // with RFC 9110 field by field, for any bytes an engine may send.
+    const nameChar = fc.constantFrom(...'!#$%&*+.^_`|~09AZaz-'.split(''), 'x', 'Y');
+    const valueChar = fc.oneof(
+      fc.constantFrom('\t', ' ', 'a', ':', '"', '\x7e', '\x80', '\xa0', '\xff'),
+      // Any byte but CR and LF, which frame the lines rather than sit in a value.
+      fc
+        .integer({ min: 0, max: 253 })
+        .map((code) => String.fromCharCode(code >= 10 ? (code >= 12 ? code + 2 : code + 1) : code)),
+    );
+    const field = fc.tuple(
+      fc.string({ unit: nameChar, minLength: 1, maxLength: 6 }),
+      fc.string({ unit: valueChar, maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(fc.array(field, { maxLength: 5 }), (fields) => {
+        const named = fields.filter(
+          ([name]) => !/^(content-length|transfer-encoding)$/i.test(name),
+        );
+        const head = `HTTP/1.1 200 OK${named.map(([name, value]) => `\r\n${name}:${value}`).join('')}`;
+        const bytes = Buffer.from(`${head}\r\nContent-Length: 0\r\n\r\n`, 'latin1');
+        const valid = named.every(([, value]) => /^[\t\x20-\x7e\x80-\xff]*$/.test(value.trim()));
+        if (!valid) {
+          expect(() => read([bytes])).toThrow(MalformedReplyError);
+          return;
+        }
+        const expected = named.flatMap(([name, value]) => [name, value.trim()]);
+        expect(read([bytes]).headers).toEqual([...expected, 'Content-Length', '0']);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('refuses what is not HTTP/1.1, naming the part', () => {
     const refused = (text: string): string => {
       try {
