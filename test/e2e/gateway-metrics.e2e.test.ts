@@ -19,6 +19,7 @@ import { readSse } from '../support/http/sse.ts';
 import { writeTinyModel } from '../support/models/tiny-model.ts';
 import { authorized, startGatewayFleet } from '../support/svc/gateway-fleet.ts';
 import { tempDir } from '../support/svc/svc.ts';
+import { eventually } from '../support/time/eventually.ts';
 
 const value = sampleValue;
 
@@ -58,7 +59,13 @@ describe('gateway GET /metrics', () => {
     // A model nothing describes: refused before routing, so no series carries its name.
     expect((await ask({ model: 'no-such-model' })).status).toBe(404);
 
-    const after = await scrape();
+    // A wake ends when the waker's own readiness poll sees the engine ready; a status refresh may
+    // see it first and the request be served before that, so the wake is counted a poll later.
+    const after = await eventually(
+      scrape,
+      (samples) => value(samples, 'svc_gateway_wakes_total', { node: 'a' }) !== undefined,
+      'the wake counted in svc_gateway_wakes_total',
+    );
     const served = { route: '/v1/chat/completions', model: 'tiny', node: 'a', status_class: '2xx' };
     expect(value(after, 'svc_gateway_requests_total', served)).toBe(2);
     expect(
