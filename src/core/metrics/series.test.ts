@@ -83,6 +83,24 @@ describe('CounterSeries and HistogramSeries', () => {
     expect(await text.metrics()).toContain(`# TYPE x_total counter\n${classic}`);
   });
 
+  it('drops what would break a series: a counter going down, a value that is not finite', () => {
+    const counter = new CounterSeries({ name: 'x_total', help: 'X.', registers: [] }).cell();
+    for (const by of [2, -1, Number.NaN, Number.POSITIVE_INFINITY, 0.5]) {
+      counter.inc(by);
+    }
+    expect(counter.value).toBe(2.5);
+    const histogram = new HistogramSeries({
+      name: 'x_seconds',
+      help: 'X.',
+      buckets: BUCKETS,
+      registers: [],
+    }).cell();
+    for (const value of [0.2, Number.NaN, Number.NEGATIVE_INFINITY, 20]) {
+      histogram.observe(value);
+    }
+    expect([histogram.count, histogram.sum, histogram.counts]).toEqual([2, 20.2, [0, 0, 1, 0, 1]]);
+  });
+
   it('refuses a wrong count of label values, naming the series', () => {
     const series = new CounterSeries({
       name: 'x_total',

@@ -94,8 +94,11 @@ class Cells<C> {
 export class CounterCell {
   value = 0;
 
+  /** Adds `by`; a negative or non-finite amount is dropped (a counter never goes down). */
   inc(by = 1): void {
-    this.value += by;
+    if (by >= 0 && by !== Number.POSITIVE_INFINITY) {
+      this.value += by;
+    }
   }
 }
 
@@ -127,7 +130,11 @@ export class HistogramCell {
     this.counts = Array.from({ length: bounds.length + 1 }, () => 0);
   }
 
+  /** Counts `value`; a non-finite one is dropped rather than turning the sum into NaN. */
   observe(value: number): void {
+    if (!Number.isFinite(value)) {
+      return;
+    }
     let index = 0;
     while (index < this.bounds.length && value > (this.bounds[index] as number)) {
       index += 1;
