@@ -102,6 +102,19 @@ export class CounterCell {
   }
 }
 
+/**
+ * A counter whose values are read when scraped from counts their owner keeps anyway (each value
+ * with its label values in the series' label order), so nothing is counted twice.
+ */
+export function countedElsewhere(
+  spec: SeriesSpec,
+  read: () => Iterable<readonly [values: readonly string[], value: number]>,
+): void {
+  register(spec, 'counter', () =>
+    Array.from(read(), ([values, value]) => ({ labels: labelsOf(spec, values), value })),
+  );
+}
+
 /** A counter whose cells count from 0; a series without labels has its one cell at once. */
 export class CounterSeries {
   private readonly cells: Cells<CounterCell>;

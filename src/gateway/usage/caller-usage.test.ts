@@ -30,7 +30,8 @@ describe('CallerUsage', () => {
     usage.ended(request({ usage: USED }));
     usage.ended(request({ usage: USED }));
     usage.ended(request({ status: 403 }));
-    expect(JSON.parse(usage.reply())).toEqual({
+    usage.ended(request({ caller: 'ana' }));
+    expect(JSON.parse(usage.reply('ci'))).toEqual({
       since: AT,
       callers: [
         {
@@ -61,6 +62,11 @@ describe('CallerUsage', () => {
     expect(text).toContain(
       'svc_gateway_caller_tokens_total{caller="ci",model="tiny",kind="cached"} 112',
     );
+    // A caller no reply reported usage for has its requests counted and no token series.
+    expect(text).toContain(
+      'svc_gateway_caller_requests_total{caller="ana",model="tiny",code="200"} 1',
+    );
+    expect(text).not.toContain('svc_gateway_caller_tokens_total{caller="ana"');
   });
 
   it('keeps the last 1,000 requests, newest first, with nulls for what is unknown', () => {

@@ -7,7 +7,7 @@
  */
 import type { Registry, RegistryContentType } from 'prom-client';
 
-import { CounterSeries } from '../../core/metrics/series.ts';
+import { countedElsewhere } from '../../core/metrics/series.ts';
 import { ActivityRing, type KeptActivity } from './activity-ring.ts';
 import type { ReplyUsage } from './reply-usage.ts';
 
@@ -41,26 +41,59 @@ export class CallerUsage {
   private readonly byCaller = new Map<string, Map<string, ModelUsage>>();
   /** Completion tokens per node, for the page's tokens/s (history/fleet-history.ts). */
   private readonly byNode = new Map<string, number>();
-  private readonly requests?: CounterSeries;
-  private readonly tokens?: CounterSeries;
+  /** Entries some reply reported usage for: only those have token series (as before any usage). */
+  private readonly reported = new Set<ModelUsage>();
 
-  /** `registers`: where the Prometheus series go; none keeps the counts in memory alone. */
+  /**
+   * `registers`: where the Prometheus series go, read from these counts when scraped; none keeps
+   * the counts in memory alone.
+   */
   constructor(now: Date, registers?: readonly Registry<RegistryContentType>[]) {
     this.since = now.toISOString();
     if (registers !== undefined) {
-      this.requests = new CounterSeries({
-        name: 'svc_gateway_caller_requests_total',
-        help: 'Model requests by caller (fleet file callers, gateway, operator), model and status code.',
-        labelNames: ['caller', 'model', 'code'],
-        registers,
-      });
-      this.tokens = new CounterSeries({
-        name: 'svc_gateway_caller_tokens_total',
-        help: "Tokens by caller, model and kind (prompt, completion, cached), from the engine's own usage.",
-        labelNames: ['caller', 'model', 'kind'],
-        registers,
-      });
+      countedElsewhere(
+        {
+          name: 'svc_gateway_caller_requests_total',
+          help: 'Model requests by caller (fleet file callers, gateway, operator), model and status code.',
+          labelNames: ['caller', 'model', 'code'],
+          registers,
+        },
+        () =>
+          this.samples((caller, entry) =>
+            Object.entries(entry.codes).map(([code, count]) => [
+              [caller, entry.model, code],
+              count,
+            ]),
+          ),
+      );
+      countedElsewhere(
+        {
+          name: 'svc_gateway_caller_tokens_total',
+          help: "Tokens by caller, model and kind (prompt, completion, cached), from the engine's own usage.",
+          labelNames: ['caller', 'model', 'kind'],
+          registers,
+        },
+        () =>
+          this.samples((caller, entry) =>
+            this.reported.has(entry)
+              ? [
+                  [[caller, entry.model, 'prompt'], entry.promptTokens],
+                  [[caller, entry.model, 'completion'], entry.completionTokens],
+                  [[caller, entry.model, 'cached'], entry.cachedTokens],
+                ]
+              : [],
+          ),
+      );
     }
+  }
+
+  /** Every caller's entries' samples, as `of` gives them for each. */
+  private samples(
+    of: (caller: string, entry: ModelUsage) => (readonly [string[], number])[],
+  ): (readonly [string[], number])[] {
+    return [...this.byCaller].flatMap(([caller, models]) =>
+      [...models.values()].flatMap((entry) => of(caller, entry)),
+    );
   }
 
   ended(request: EndedRequest): void {
@@ -85,14 +118,11 @@ export class CallerUsage {
     const code = String(status);
     entry.requests += 1;
     entry.codes[code] = (entry.codes[code] ?? 0) + 1;
-    this.requests?.cell(caller, model, code).inc();
     if (usage !== undefined) {
       entry.promptTokens += usage.promptTokens;
       entry.completionTokens += usage.completionTokens;
       entry.cachedTokens += usage.cachedTokens;
-      this.tokens?.cell(caller, model, 'prompt').inc(usage.promptTokens);
-      this.tokens?.cell(caller, model, 'completion').inc(usage.completionTokens);
-      this.tokens?.cell(caller, model, 'cached').inc(usage.cachedTokens);
+      this.reported.add(entry);
       if (request.node !== undefined) {
         const before = this.byNode.get(request.node) ?? 0;
         this.byNode.set(request.node, before + usage.completionTokens);
